@@ -1,0 +1,7 @@
+"""Errors shared by the on-disk index components."""
+
+from __future__ import annotations
+
+
+class IndexCorrupt(ValueError):
+    """An index file is missing, unreadable or inconsistent with its manifest."""

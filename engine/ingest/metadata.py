@@ -1,0 +1,150 @@
+"""Document metadata: what a manual says about itself, merged in a fixed order.
+
+Lowest to highest priority:
+  1. defaults (doc_id = path without extension, title = first heading or file stem,
+     version "1", status active, language detected from the text),
+  2. the library's sidecar ``fieldqa.toml`` (``[[documents]]`` tables with a ``glob``),
+     for files that cannot carry their own metadata,
+  3. the file's own explicit values (Markdown front matter, HTML ``<meta>``, PDF info).
+
+Bad values never stop a file from being read: they are dropped with a warning.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import fnmatch
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any, Mapping
+
+from engine.textutil import detect_language
+from engine.types import DocumentMeta
+
+SIDECAR = "fieldqa.toml"
+KEYS = ("doc_id", "title", "version", "date", "models", "status", "visibility", "language")
+
+
+@dataclass(frozen=True, slots=True)
+class SidecarRule:
+    glob: str
+    values: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Sidecar:
+    rules: tuple[SidecarRule, ...] = ()
+    problems: tuple[str, ...] = ()
+
+    def values_for(self, rel_path: str) -> dict[str, Any]:
+        """Values of every matching rule, later rules winning."""
+        out: dict[str, Any] = {}
+        for rule in self.rules:
+            if _glob_match(rel_path, rule.glob):
+                out.update(rule.values)
+        return out
+
+
+def _glob_match(rel_path: str, pattern: str) -> bool:
+    if PurePosixPath(rel_path).match(pattern) or fnmatch.fnmatchcase(rel_path, pattern):
+        return True
+    # "**/x.md" should also match "x.md" at the root
+    return pattern.startswith("**/") and _glob_match(rel_path, pattern[3:])
+
+
+def read_sidecar(root: Path) -> Sidecar:
+    """The library's ``fieldqa.toml``; a broken file is reported, not raised."""
+    file = root / SIDECAR
+    if not file.is_file():
+        return Sidecar()
+    try:
+        data = tomllib.loads(file.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as e:
+        return Sidecar(problems=(f"{SIDECAR}: cannot read ({e}); ignored",))
+    rules: list[SidecarRule] = []
+    problems: list[str] = []
+    docs = data.get("documents", [])
+    if not isinstance(docs, list):
+        return Sidecar(problems=(f"{SIDECAR}: [[documents]] must be an array of tables; ignored",))
+    for i, entry in enumerate(docs):
+        if not isinstance(entry, dict) or not isinstance(entry.get("glob"), str):
+            problems.append(f"{SIDECAR}: documents[{i}] has no 'glob'; ignored")
+            continue
+        unknown = sorted(set(entry) - set(KEYS) - {"glob"})
+        if unknown:
+            problems.append(f"{SIDECAR}: documents[{i}] unknown keys {unknown} ignored")
+        rules.append(SidecarRule(entry["glob"], {k: v for k, v in entry.items() if k in KEYS}))
+    return Sidecar(tuple(rules), tuple(problems))
+
+
+def default_doc_id(rel_path: str) -> str:
+    """`en/Hydra 400 Manual.md` -> `en/hydra-400-manual`."""
+    stem = str(PurePosixPath(rel_path).with_suffix(""))
+    slug = re.sub(r"[^\w/.-]+", "-", stem.lower()).strip("-")
+    return re.sub(r"-*/-*", "/", slug) or "document"
+
+
+def build_meta(
+    rel_path: str,
+    own: Mapping[str, Any],
+    sidecar: Mapping[str, Any],
+    *,
+    first_heading: str,
+    text: str,
+) -> tuple[DocumentMeta, list[str]]:
+    """Merge defaults < sidecar < own values; returns the meta and warnings about bad values."""
+    warnings: list[str] = []
+    merged: dict[str, Any] = {}
+    for source, values in (("fieldqa.toml", sidecar), ("metadata", own)):
+        for key, raw in values.items():
+            if key not in KEYS or raw is None:
+                continue
+            try:
+                merged[key] = _coerce(key, raw)
+            except ValueError as e:
+                warnings.append(f"{source}: {key}: {e}; ignored")
+    title = merged.get("title") or first_heading.strip() or PurePosixPath(rel_path).stem
+    meta = DocumentMeta(
+        doc_id=merged.get("doc_id") or default_doc_id(rel_path),
+        title=title,
+        version=merged.get("version", "1"),
+        date=merged.get("date"),
+        models=merged.get("models", ()),
+        status=merged.get("status", "active"),
+        visibility=merged.get("visibility", ()),
+        language=merged.get("language") or detect_language(text),
+    )
+    return meta, warnings
+
+
+def _coerce(key: str, raw: Any) -> Any:
+    if key in ("models", "visibility"):
+        if isinstance(raw, str):
+            raw = [p for p in re.split(r"\s*,\s*", raw.strip()) if p]
+        if not isinstance(raw, (list, tuple)) or not all(isinstance(x, (str, int, float)) for x in raw):
+            raise ValueError(f"expected a list of names, got {raw!r}")
+        return tuple(str(x).strip() for x in raw if str(x).strip())
+    if key == "date":
+        if isinstance(raw, dt.datetime):
+            return raw.date()
+        if isinstance(raw, dt.date):
+            return raw
+        try:
+            return dt.date.fromisoformat(str(raw).strip())
+        except ValueError:
+            raise ValueError(f"not an ISO date: {raw!r}") from None
+    if key == "status":
+        value = str(raw).strip().lower()
+        if value not in ("active", "superseded"):
+            raise ValueError(f"must be 'active' or 'superseded', got {raw!r}")
+        return value
+    if isinstance(raw, (dict, list, tuple)):
+        raise ValueError(f"expected a single value, got {raw!r}")
+    value = str(raw).strip()
+    if key in ("doc_id", "title") and not value:
+        raise ValueError("empty")
+    if key == "language":
+        return value.lower()
+    return value

@@ -1,0 +1,322 @@
+"""BM25 lexical index (bm25s) and a script-aware multilingual tokenizer.
+
+The tokenizer turns text into the terms BM25 counts:
+
+- NFKC, then casefold (full-width ``ＡＢＣ１２`` reads as ``abc12``);
+- words keep their combining marks (Devanagari and Thai vowel signs);
+- identifiers are kept whole and also split: ``ERR_CACHE_STALE`` gives
+  ``err_cache_stale``, ``err``, ``cache``, ``stale``; ``12Nm`` gives ``12nm``,
+  ``12``, ``nm``; decimals such as ``3.5`` stay whole;
+- Chinese/Japanese (Han, kana) and Thai/Lao/Khmer/Myanmar, written without
+  spaces, become character bigrams (a lone character stays a unigram);
+- Korean words (eojeol) are emitted whole, as bigrams, and with a trailing
+  particle stripped, so ``배터리`` finds ``배터리를``.
+
+``LexicalIndex`` keeps bm25s's precomputed sparse score matrix and scores a
+query by summing the matrix columns of its terms; eligibility is a hard filter.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections.abc import Sequence
+from pathlib import Path
+
+import bm25s
+import numpy as np
+
+from engine.errors import IndexCorrupt
+
+__all__ = ["TOKENIZER_VERSION", "LexicalIndex", "tokenize"]
+
+# Bump whenever tokenize() output changes: an index built with another version
+# must be rebuilt, since query and document terms would no longer agree.
+TOKENIZER_VERSION = "fieldqa-tok-1"
+
+FORMAT_VERSION = 1
+META_NAME = "lexical.json"
+
+
+def _mark_class() -> str:
+    """Every combining mark (categories Mn, Mc, Me) as regex class ranges."""
+    ranges: list[tuple[int, int]] = []
+    # No combining marks exist above U+1FFFF except the variation selectors supplement.
+    for cp in (*range(0x20000), *range(0xE0100, 0xE01F0)):
+        if unicodedata.category(chr(cp))[0] == "M":
+            if ranges and ranges[-1][1] == cp - 1:
+                ranges[-1] = (ranges[-1][0], cp)
+            else:
+                ranges.append((cp, cp))
+    return "".join(
+        re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges
+    )
+
+
+_MARKS = _mark_class()
+# Han (with extensions and compatibility ideographs), kana, iteration marks.
+_CJK = (
+    "\u3005\u3007\u3021-\u3029\u3038-\u303b\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf"
+    "\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f"
+)
+_SEA = "\u0e00-\u0e7f\u0e80-\u0eff\u1000-\u109f\u1780-\u17ff"  # Thai, Lao, Myanmar, Khmer
+_HANGUL = "\u1100-\u11ff\u3130-\u318f\ua960-\ua97f\uac00-\ud7af\ud7b0-\ud7ff"
+_SPECIAL = _CJK + _SEA + _HANGUL
+_W = f"(?:(?![{_SPECIAL}])[\\w{_MARKS}])"
+_TOKEN_RE = re.compile(
+    f"(?P<cjk>[{_CJK}]+)|(?P<sea>[{_SEA}]+)|(?P<ko>[{_HANGUL}]+)|(?P<w>{_W}+(?:[-.]{_W}+)*)"
+)
+_CLUSTER_RE = re.compile(f".[{_MARKS}]*", re.S)
+_SEP_RE = re.compile(r"[-._]+")
+_ALNUM_RE = re.compile(r"\d+|\D+")
+_NUMBER_RE = re.compile(r"\d+(?:[.,]\d+)*")
+
+# Korean particles and a few copula/verb endings, longest first.
+_KO_SUFFIXES = tuple(
+    sorted(
+        {
+            "은", "는", "이", "가", "을", "를", "의", "에", "에서", "으로", "로", "와", "과", "도", "만",
+            "까지", "부터", "에게", "께서", "이다", "입니다", "이며", "이고", "에서는", "에는", "으로는",
+            "로는", "에게서", "한테", "처럼", "보다", "마다", "이나", "나", "랑", "이랑", "하고", "라고",
+            "이라고", "란", "이란", "인", "께", "에도", "에서도", "으로도", "로도", "만을", "만이",
+            "하는", "하다", "합니다", "하여", "해야", "해서", "했다", "한다", "된다", "되는", "됩니다",
+            "하십시오", "하세요", "시오",
+        },
+        key=len,
+        reverse=True,
+    )
+)
+
+# Very common function words of the Latin-script languages the manuals use.
+_STOPWORDS = frozenset(
+    """
+    a an and are as at be by for from in is it of on or that the this to was were with
+    au aux ce ces dans de des du elle en est et il la le les leur ou par pas pour qu que qui
+    sa se son sur un une
+    der die das den dem des ein eine einer eines einem einen und ist im in zu mit von auf
+    für nicht sich als auch es
+    """.split()
+)
+
+
+def tokenize(text: str, *, stopwords: bool = False, cjk_unigrams: bool = False) -> list[str]:
+    """Terms for BM25: see the module docstring. Deterministic, order-preserving."""
+    text = unicodedata.normalize("NFKC", text).casefold()
+    out: list[str] = []
+    emit = out.append
+    for m in _TOKEN_RE.finditer(text):
+        kind = m.lastgroup
+        tok = m.group()
+        if kind == "w":
+            _emit_word(tok, out, stopwords)
+        elif kind == "cjk":
+            n = len(tok)
+            if n == 1:
+                emit(tok)
+                continue
+            if cjk_unigrams:
+                out.extend(tok)
+            out.extend(tok[i : i + 2] for i in range(n - 1))
+        elif kind == "sea":
+            cl = _CLUSTER_RE.findall(tok)
+            if len(cl) == 1:
+                emit(tok)
+                continue
+            out.extend(cl[i] + cl[i + 1] for i in range(len(cl) - 1))
+        else:  # Korean eojeol
+            emit(tok)
+            n = len(tok)
+            if n > 2:
+                out.extend(tok[i : i + 2] for i in range(n - 1))
+            for suf in _KO_SUFFIXES:
+                if len(tok) > len(suf) and tok.endswith(suf):
+                    stem = tok[: -len(suf)]
+                    emit(stem)
+                    break
+    return out
+
+
+def _emit_word(tok: str, out: list[str], stopwords: bool) -> None:
+    if _NUMBER_RE.fullmatch(tok):
+        out.append(tok)
+        return
+    parts = [p for p in _SEP_RE.split(tok) if p]
+    if not parts or (stopwords and tok in _STOPWORDS):
+        return  # a bare "_" or "__" carries nothing
+    out.append(tok)
+    if len(parts) > 1 or parts[0] != tok:
+        for p in parts:
+            if not (stopwords and p in _STOPWORDS):
+                out.append(p)
+    for p in parts:
+        pieces = _ALNUM_RE.findall(p)
+        if len(pieces) > 1:
+            out.extend(x for x in pieces if len(x) >= 2)
+
+
+class LexicalIndex:
+    """BM25 over a fixed list of texts; row i is ``texts[i]``."""
+
+    __slots__ = ("_bm25", "_vocab", "_count", "_k1", "_b", "_data", "_indices", "_indptr")
+
+    def __init__(self, bm25: bm25s.BM25 | None, vocab: dict[str, int], count: int, k1: float, b: float):
+        self._bm25 = bm25
+        self._vocab = vocab
+        self._count = count
+        self._k1 = k1
+        self._b = b
+        if bm25 is not None:
+            self._data = np.asarray(bm25.scores["data"], dtype=np.float32)
+            self._indices = np.asarray(bm25.scores["indices"], dtype=np.int64)
+            self._indptr = np.asarray(bm25.scores["indptr"], dtype=np.int64)
+        else:
+            self._data = np.zeros(0, np.float32)
+            self._indices = np.zeros(0, np.int64)
+            self._indptr = np.zeros(1, np.int64)
+
+    @classmethod
+    def build(cls, texts: Sequence[str], *, k1: float = 1.5, b: float = 0.75) -> LexicalIndex:
+        vocab: dict[str, int] = {}
+        ids: list[list[int]] = []
+        for text in texts:
+            row = []
+            for tok in tokenize(text):
+                tid = vocab.get(tok)
+                if tid is None:
+                    tid = vocab[tok] = len(vocab)
+                row.append(tid)
+            ids.append(row)
+        if not vocab:
+            return cls(None, {}, len(ids), k1, b)
+        bm25 = bm25s.BM25(k1=k1, b=b)
+        bm25.index((ids, vocab), show_progress=False)
+        return cls(bm25, bm25.vocab_dict, len(ids), k1, b)
+
+    def __len__(self) -> int:
+        return self._count
+
+    def search(self, query: str, k: int, eligible: np.ndarray | None = None) -> list[tuple[int, float]]:
+        """Top ``k`` rows by BM25 score, descending (ties: lower row first).
+
+        Only rows with ``eligible[row]`` true and a score above zero are returned.
+        """
+        if k <= 0 or self._bm25 is None:
+            return []
+        if eligible is not None:
+            eligible = np.asarray(eligible, dtype=bool)
+            if eligible.shape != (self._count,):
+                raise ValueError(f"eligible has shape {eligible.shape}, expected ({self._count},)")
+        term_ids = sorted({self._vocab[t] for t in tokenize(query) if t in self._vocab and t})
+        if not term_ids:
+            return []
+        ptr = self._indptr
+        if len(term_ids) == 1:
+            t = term_ids[0]
+            rows = self._indices[ptr[t] : ptr[t + 1]]
+            vals = self._data[ptr[t] : ptr[t + 1]]
+            scores = np.zeros(self._count, np.float64)
+            scores[rows] = vals
+        else:
+            rows = np.concatenate([self._indices[ptr[t] : ptr[t + 1]] for t in term_ids])
+            vals = np.concatenate([self._data[ptr[t] : ptr[t + 1]] for t in term_ids])
+            scores = np.bincount(rows, weights=vals, minlength=self._count)
+        cand = np.flatnonzero(scores > 0)
+        if eligible is not None:
+            cand = cand[eligible[cand]]
+        if cand.size == 0:
+            return []
+        s = scores[cand]
+        if cand.size > k:
+            part = np.argpartition(-s, k - 1)[:k]
+            # keep every row tied with the k-th score so the tie-break is stable
+            kth = s[part].min()
+            sel = np.flatnonzero(s >= kth)
+            cand, s = cand[sel], s[sel]
+        order = np.lexsort((cand, -s))[:k]
+        return [(int(cand[i]), float(s[i])) for i in order]
+
+    # ---- persistence -------------------------------------------------------
+
+    def save(self, dir: Path) -> None:
+        dir = Path(dir)
+        dir.mkdir(parents=True, exist_ok=True)
+        if self._bm25 is not None:
+            self._bm25.save(dir, show_progress=False)
+        meta = {
+            "format": FORMAT_VERSION,
+            "tokenizer": TOKENIZER_VERSION,
+            "count": self._count,
+            "vocab_size": len(self._vocab),
+            "empty": self._bm25 is None,
+            "k1": self._k1,
+            "b": self._b,
+        }
+        (dir / META_NAME).write_text(json.dumps(meta, indent=2), encoding="utf-8")
+
+    @classmethod
+    def load(cls, dir: Path, *, check_tokenizer: bool = True) -> LexicalIndex:
+        dir = Path(dir)
+        meta_path = dir / META_NAME
+        try:
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        except FileNotFoundError as e:
+            raise IndexCorrupt(f"lexical index: {meta_path} is missing") from e
+        except (OSError, ValueError) as e:
+            raise IndexCorrupt(f"lexical index: {meta_path} is unreadable: {e}") from e
+        if not isinstance(meta, dict) or meta.get("format") != FORMAT_VERSION:
+            raise IndexCorrupt(f"lexical index: {meta_path} has unknown format {meta!r:.80}")
+        if check_tokenizer and meta.get("tokenizer") != TOKENIZER_VERSION:
+            raise IndexCorrupt(
+                f"lexical index was built with tokenizer {meta.get('tokenizer')!r}, "
+                f"this version uses {TOKENIZER_VERSION!r}: rebuild the index"
+            )
+        try:
+            count = int(meta["count"])
+            vocab_size = int(meta["vocab_size"])
+            k1, b = float(meta["k1"]), float(meta["b"])
+            empty = bool(meta["empty"])
+        except (KeyError, TypeError, ValueError) as e:
+            raise IndexCorrupt(f"lexical index: {meta_path} lacks a field: {e}") from e
+        if empty:
+            return cls(None, {}, count, k1, b)
+        needed = ["data.csc.index.npy", "indices.csc.index.npy", "indptr.csc.index.npy",
+                  "vocab.index.json", "params.index.json"]
+        missing = [n for n in needed if not (dir / n).is_file()]
+        if missing:
+            raise IndexCorrupt(f"lexical index in {dir}: missing {', '.join(missing)}")
+        try:
+            bm25 = bm25s.BM25.load(dir, show_progress=False, allow_pickle=False)
+        except Exception as e:  # bm25s raises whatever numpy/json raise on bad bytes
+            raise IndexCorrupt(f"lexical index in {dir} is unreadable: {type(e).__name__}: {e}") from e
+        _validate(bm25, dir, count, vocab_size)
+        return cls(bm25, bm25.vocab_dict, count, k1, b)
+
+
+def _validate(bm25: bm25s.BM25, dir: Path, count: int, vocab_size: int) -> None:
+    def bad(msg: str) -> IndexCorrupt:
+        return IndexCorrupt(f"lexical index in {dir}: {msg}")
+
+    vocab = bm25.vocab_dict
+    if not isinstance(vocab, dict) or len(vocab) != vocab_size:
+        raise bad(f"vocabulary has {len(vocab) if isinstance(vocab, dict) else '?'} terms, manifest says {vocab_size}")
+    values = list(vocab.values())
+    if not all(isinstance(v, int) for v in values) or sorted(values) != list(range(vocab_size)):
+        raise bad("vocabulary ids are not 0..n-1")
+    sc = bm25.scores
+    data, indices, indptr = sc["data"], sc["indices"], sc["indptr"]
+    if sc.get("num_docs") != count:
+        raise bad(f"bm25s params say {sc.get('num_docs')} documents, manifest says {count}")
+    for name, arr in (("data", data), ("indices", indices), ("indptr", indptr)):
+        if not isinstance(arr, np.ndarray) or arr.ndim != 1:
+            raise bad(f"{name} array is not one-dimensional")
+    if data.dtype.kind != "f" or indices.dtype.kind not in "iu" or indptr.dtype.kind not in "iu":
+        raise bad("score arrays have wrong dtypes")
+    if indptr.shape[0] != vocab_size + 1 or data.shape != indices.shape:
+        raise bad("score matrix shape does not match the vocabulary")
+    if indptr[0] != 0 or indptr[-1] != data.shape[0] or np.any(np.diff(indptr) < 0):
+        raise bad("score matrix pointers are inconsistent")
+    if indices.size and (indices.min() < 0 or indices.max() >= count):
+        raise bad("score matrix names rows outside the corpus")
+    if not np.all(np.isfinite(data)):
+        raise bad("score matrix holds non-finite values")

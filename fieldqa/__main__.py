@@ -1,0 +1,5 @@
+import sys
+
+from fieldqa.cli import main
+
+sys.exit(main())

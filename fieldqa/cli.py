@@ -1,0 +1,73 @@
+"""`fieldqa [FOLDER]` opens the TUI; `fieldqa COMMAND ...` runs one engine command."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from pathlib import Path
+
+from engine.config import Config, ConfigError, load_config
+
+# command modules, each with register(subparsers); a missing one is a packaging bug
+COMMAND_MODULES = (
+    "fieldqa.commands.config",
+    "fieldqa.commands.models",
+    "fieldqa.commands.chunks",
+    "fieldqa.commands.retrieval",
+    "fieldqa.commands.answers",
+)
+
+
+def common_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", type=Path, default=None, help="config TOML (default: user config dir)")
+
+
+def config_from(args: argparse.Namespace, **overrides) -> Config:
+    """The effective config for a command: file, then flags that were given."""
+    given = {k: v for k, v in overrides.items() if v is not None}
+    return load_config(getattr(args, "config", None), given)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="fieldqa", description=__doc__)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(sub)
+    for action in sub.choices.values():
+        if not any(a.dest == "config" for a in action._actions):
+            common_options(action)
+    return parser
+
+
+def tui_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="fieldqa", description="Open the TUI on a library folder.")
+    parser.add_argument("folder", nargs="?", type=Path, help="library folder (default: the configured one)")
+    parser.add_argument("--index", type=Path, default=None, help="index folder (default: user data dir)")
+    common_options(parser)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    commands = set(parser._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
+    try:
+        if argv and (argv[0] in commands or argv[0] in ("-h", "--help")):
+            args = parser.parse_args(argv)
+            return int(args.func(args) or 0)
+        args = tui_parser().parse_args(argv)
+        cfg = config_from(args)
+        folder = args.folder or cfg.library
+        if folder is None:
+            print("fieldqa: no library folder given and none configured (`library = ...` in config)",
+                  file=sys.stderr)
+            return 2
+        from tui.app import run_app  # the UI is imported only when it is used
+
+        return run_app(Path(folder), cfg, index_dir=args.index)
+    except ConfigError as e:
+        print(f"fieldqa: config error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130

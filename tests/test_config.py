@@ -1,0 +1,60 @@
+from pathlib import Path
+
+import pytest
+
+from engine.config import ConfigError, describe, load_config
+from fieldqa.cli import main
+
+
+@pytest.fixture(autouse=True)
+def no_user_config(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+
+
+def test_defaults_are_documented_and_named_separately():
+    cfg = load_config()
+    rows = {k: (v, origin, doc) for k, v, origin, doc in describe(cfg)}
+    for key in ("retrieval.lexical_depth", "retrieval.vector_depth", "retrieval.rrf_c",
+                "retrieval.fused_window", "retrieval.rerank_input", "retrieval.final_context",
+                "chunking.max_tokens", "models.threads", "answer.abstain_threshold", "tui.keymap"):
+        assert key in rows, key
+        assert rows[key][2], f"{key} has no documentation"
+    assert cfg.retrieval.rrf_c == 60 and cfg.retrieval.final_context == 5
+
+
+def test_file_then_overrides_with_origins(tmp_path):
+    f = tmp_path / "c.toml"
+    f.write_text('[retrieval]\nrrf_c = 10\nfinal_context = 3\n[filters]\nteams = ["ops"]\n'
+                 '[tui.keymap]\nopen_trace = "ctrl+t"\n')
+    cfg = load_config(f, {"retrieval.final_context": 2})
+    assert cfg.retrieval.rrf_c == 10
+    assert cfg.retrieval.final_context == 2
+    assert cfg.filters.teams == ("ops",)
+    assert cfg.tui.keymap["open_trace"] == "ctrl+t"
+    assert cfg.tui.keymap["focus_question"] == "slash"  # untouched bindings keep defaults
+    origins = {k: o for k, _, o, _ in describe(cfg)}
+    assert origins["retrieval.rrf_c"] == str(f)
+    assert origins["retrieval.final_context"] == "override"
+    assert origins["retrieval.lexical_depth"] == "default"
+
+
+@pytest.mark.parametrize("text", ['[retrieval]\nnope = 1\n', '[retrieval]\nrrf_c = "many"\n', 'x = [\n'])
+def test_bad_config_is_a_clear_error(tmp_path, text):
+    f = tmp_path / "bad.toml"
+    f.write_text(text)
+    with pytest.raises(ConfigError):
+        load_config(f)
+
+
+def test_config_show_prints_origin(tmp_path, capsys):
+    f = tmp_path / "c.toml"
+    f.write_text("[models]\nthreads = 1\n")
+    assert main(["config", "show", "--config", str(f)]) == 0
+    out = capsys.readouterr().out
+    line = next(l for l in out.splitlines() if l.startswith("models.threads"))
+    assert "1" in line and str(f) in line
+
+
+def test_missing_explicit_config_file_fails(tmp_path, capsys):
+    assert main(["config", "show", "--config", str(tmp_path / "missing.toml")]) == 2
+    assert "not found" in capsys.readouterr().err
