@@ -1,0 +1,326 @@
+"""Blocks -> chunks: structure first, token budget second.
+
+Rules, in order:
+  1. A heading of level <= 2 starts a new section; no chunk crosses a section boundary.
+     A section holding only headings merges into the next one, so the first chunk of a
+     section starts on its heading line (the evaluation hit rule relies on it).
+  2. Units: a whole list, table or block quote (a ``group``) when it fits the budget,
+     else each of its blocks; any other block alone. Headings attach to the next unit.
+  3. Whole consecutive units are packed while the chunk stays within
+     ``max_tokens`` (counted with the caller's ``count_tokens``).
+  4. Only a unit that alone exceeds the budget is split: at sentence ends (``.!?`` and
+     ``。！？``), then at spaces, then between characters, with ``overlap_tokens`` of
+     overlap between consecutive pieces.
+
+Every chunk's ``text`` is exactly ``doc.text[char_start:char_end]``. ``context`` is the
+heading path joined with " > ", plus a table's caption and header row on the next line.
+Semantic boundaries (``config.semantic``) are not implemented: the option is ignored.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from engine.config import ChunkingConfig
+from engine.textutil import approx_token_count, detect_language, sentence_spans, word_spans
+from engine.types import Block, Chunk, ChunkKind, Document
+
+CountTokens = Callable[[str], int]
+
+_KIND: dict[str, ChunkKind] = {"table_row": "table", "code": "code", "list_item": "list",
+                               "paragraph": "prose", "quote": "prose", "heading": "prose"}
+
+
+@dataclass(slots=True)
+class _Unit:
+    blocks: list[Block]
+    tokens: int
+
+    @property
+    def start(self) -> int:
+        return self.blocks[0].char_start
+
+    @property
+    def end(self) -> int:
+        return self.blocks[-1].char_end
+
+
+def chunk_id(doc_id: str, sha256: str, char_start: int, char_end: int) -> str:
+    key = f"{doc_id}\x00{sha256}\x00{char_start}\x00{char_end}".encode()
+    return hashlib.sha256(key).hexdigest()[:16]
+
+
+def tokenizer_counter(tokenizer) -> CountTokens:
+    """A ``count_tokens`` from a ``tokenizers.Tokenizer`` (special tokens not counted).
+
+    A truncating tokenizer would make an over-long unit look as if it fitted, so one
+    with truncation or padding on is copied and switched off (the original is shared).
+    """
+    tok = tokenizer
+    if tok.truncation is not None or tok.padding is not None:
+        from tokenizers import Tokenizer
+
+        tok = Tokenizer.from_str(tokenizer.to_str())
+        tok.no_truncation()
+        tok.no_padding()
+
+    def count(text: str) -> int:
+        return len(tok.encode(text, add_special_tokens=False).ids)
+
+    return count
+
+
+def approx_counter() -> CountTokens:
+    """Tokenizer-free estimate for tests and for the CLI before the model is built."""
+    return approx_token_count
+
+
+def chunk_document(doc: Document, blocks: Sequence[Block], count_tokens: CountTokens,
+                   config: ChunkingConfig) -> list[Chunk]:
+    return _Chunker(doc, count_tokens, config).run(blocks)
+
+
+class _Chunker:
+    def __init__(self, doc: Document, count: CountTokens, config: ChunkingConfig) -> None:
+        self.doc = doc
+        self.text = doc.text
+        self.count = count
+        self.budget = max(1, int(config.max_tokens))
+        self.overlap = max(0, min(int(config.overlap_tokens), self.budget // 2))
+        self.chunks: list[Chunk] = []
+        self.section_id = ""
+
+    # -- structure --------------------------------------------------------------
+    def run(self, blocks: Sequence[Block]) -> list[Chunk]:
+        sections: list[list[Block]] = []
+        pending: list[Block] = []  # a section of headings only, waiting for content
+        for sec in _sections(blocks):
+            if all(b.kind == "heading" for b in sec):
+                pending += sec
+                continue
+            sections.append(pending + sec)
+            pending = []
+        if pending:
+            sections.append(pending)
+        for sec in sections:
+            self.section_id = chunk_id(self.doc.meta.doc_id, self.doc.sha256, sec[0].char_start, -1)
+            self._pack(self._units(sec))
+        return self.chunks
+
+    def _tokens(self, start: int, end: int) -> int:
+        return self.count(self.text[start:end])
+
+    def _units(self, sec: list[Block]) -> list[_Unit]:
+        units: list[_Unit] = []
+        heads: list[Block] = []
+        i = 0
+        while i < len(sec):
+            b = sec[i]
+            if b.kind == "heading":
+                heads.append(b)
+                i += 1
+                continue
+            j = i + 1
+            if b.group >= 0:
+                while j < len(sec) and sec[j].group == b.group and sec[j].kind != "heading":
+                    j += 1
+            members = sec[i:j]
+            whole = heads + members
+            tokens = self._tokens(whole[0].char_start, whole[-1].char_end)
+            if tokens <= self.budget or len(members) == 1:
+                units.append(_Unit(whole, tokens))
+            else:
+                for k, m in enumerate(members):
+                    blk = heads + [m] if k == 0 else [m]
+                    units.append(_Unit(blk, self._tokens(blk[0].char_start, blk[-1].char_end)))
+            heads = []
+            i = j
+        if heads:
+            units.append(_Unit(heads, self._tokens(heads[0].char_start, heads[-1].char_end)))
+        return units
+
+    # -- packing ----------------------------------------------------------------
+    def _pack(self, units: list[_Unit]) -> None:
+        cur: list[_Unit] = []
+        total = 0
+        stack = list(reversed(units))  # next unit on top
+        while stack:
+            u = stack.pop()
+            if cur and (u.tokens > self.budget or total + u.tokens > self.budget):
+                left = self._close(cur)
+                cur, total = [], 0
+                if left:  # the exact count did not fit: those units come first again
+                    stack.append(u)
+                    stack.extend(reversed(left))
+                    continue
+            if u.tokens > self.budget:
+                self._split(u)
+                continue
+            cur.append(u)
+            total += u.tokens
+        while cur:
+            left = self._close(cur)
+            cur = left
+
+    def _close(self, cur: list[_Unit]) -> list[_Unit]:
+        """Emit the longest head of ``cur`` within the exact budget; return the units left over."""
+        n = len(cur)
+        while True:
+            start, end = cur[0].start, cur[n - 1].end
+            tokens = cur[0].tokens if n == 1 else self._tokens(start, end)  # a unit's count is exact
+            if tokens <= self.budget or n == 1:
+                break
+            n -= 1
+        blocks = [b for u in cur[:n] for b in u.blocks]
+        self._emit(start, end, blocks, tokens, blocks[0].start_line, blocks[-1].end_line)
+        return cur[n:]
+
+    # -- splitting one oversized unit --------------------------------------------
+    def _segments(self, u: _Unit) -> list[tuple[int, int, int, bool]]:
+        """(start, end, tokens, is_heading) pieces no larger than the budget."""
+        segs: list[tuple[int, int, int, bool]] = []
+        for b in u.blocks:
+            if b.kind == "heading":
+                segs.append((b.char_start, b.char_end, self._tokens(b.char_start, b.char_end), True))
+                continue
+            for s, e in sentence_spans(self.text, b.char_start, b.char_end):
+                t = self._tokens(s, e)
+                if t <= self.budget:
+                    segs.append((s, e, t, False))
+                    continue
+                for ws, we in _pack_spans(word_spans(self.text, s, e), self._tokens, self.budget):
+                    wt = self._tokens(ws, we)
+                    if wt <= self.budget:
+                        segs.append((ws, we, wt, False))
+                    else:
+                        segs.extend((a, z, self._tokens(a, z), False) for a, z in self._cut(ws, we, wt))
+        return segs
+
+    def _cut(self, start: int, end: int, tokens: int) -> list[tuple[int, int]]:
+        """Cut a run without spaces (a URL, a CJK line without punctuation) between characters."""
+        out: list[tuple[int, int]] = []
+        step = max(1, int((end - start) * self.budget * 0.8 / max(tokens, 1)))
+        s = start
+        while s < end:
+            e = min(end, s + step)
+            while e - s > 1 and self._tokens(s, e) > self.budget:
+                e = s + (e - s) // 2
+            out.append((s, e))
+            s = e
+        return out
+
+    def _split(self, u: _Unit) -> None:
+        segs = self._segments(u)
+        i = 0
+        while i < len(segs):
+            j, total = i, 0
+            while j < len(segs) and (j == i or total + segs[j][2] <= self.budget):
+                total += segs[j][2]
+                j += 1
+            start, end = segs[i][0], segs[j - 1][1]
+            tokens = self._tokens(start, end)
+            while tokens > self.budget and j - i > 1:
+                j -= 1
+                end = segs[j - 1][1]
+                tokens = self._tokens(start, end)
+            self._emit(start, end, u.blocks, tokens, self._line(u.blocks, start, False),
+                       self._line(u.blocks, end, True))
+            if j >= len(segs):
+                break
+            back, k = 0, j  # overlap: step back over whole sentences worth <= overlap tokens
+            while k - 1 > i and not segs[k - 1][3] and back + segs[k - 1][2] <= self.overlap:
+                k -= 1
+                back += segs[k][2]
+            i = k
+
+    def _line(self, blocks: list[Block], offset: int, is_end: bool) -> int:
+        """Source line of ``offset`` inside one of ``blocks``."""
+        for b in blocks:
+            if b.char_start <= offset <= b.char_end if is_end else b.char_start <= offset < b.char_end:
+                span = self.text[b.char_start:b.char_end]
+                if span.count("\n") == b.end_line - b.start_line:  # block text keeps its lines
+                    return b.start_line + self.text.count("\n", b.char_start, max(b.char_start, offset - is_end))
+                return b.end_line if is_end else b.start_line
+        return blocks[-1].end_line if is_end else blocks[0].start_line
+
+    # -- output -----------------------------------------------------------------
+    def _emit(self, start: int, end: int, blocks: list[Block], tokens: int, start_line: int,
+              end_line: int) -> None:
+        doc = self.doc
+        inside = [b for b in blocks if b.char_end > start and b.char_start < end] or blocks
+        content = [b for b in inside if b.kind != "heading"]
+        if content:
+            path = content[0].heading_path
+        else:
+            last = inside[-1]
+            path = last.heading_path + (_heading_title(self.text[last.char_start:last.char_end]),)
+        weights: dict[ChunkKind, int] = {}
+        for b in content:
+            k = _KIND[b.kind]
+            weights[k] = weights.get(k, 0) + min(end, b.char_end) - max(start, b.char_start)
+        kind: ChunkKind = max(weights, key=lambda k: weights[k]) if weights else "prose"
+        extra: list[str] = []
+        for b in content:
+            if b.kind == "table_row" and b.context and b.context not in extra:
+                extra.append(b.context)
+        context = "\n".join([" > ".join(path)] + extra) if path or extra else ""
+        text = self.text[start:end]
+        page = bisect.bisect_right(doc.page_starts, start) if doc.page_starts else None
+        self.chunks.append(Chunk(
+            id=chunk_id(doc.meta.doc_id, doc.sha256, start, end),
+            doc_id=doc.meta.doc_id,
+            version=doc.meta.version,
+            path=doc.path,
+            start_line=start_line,
+            end_line=max(start_line, end_line),
+            heading_path=path,
+            char_start=start,
+            char_end=end,
+            kind=kind,
+            section_id=self.section_id,
+            language=doc.meta.language or detect_language(text),
+            text=text,
+            context=context.strip("\n"),
+            tokens=tokens,
+            page=page,
+            ordinal=len(self.chunks),
+        ))
+
+
+def _sections(blocks: Sequence[Block]) -> list[list[Block]]:
+    out: list[list[Block]] = []
+    cur: list[Block] = []
+    for b in blocks:
+        if b.kind == "heading" and b.level <= 2 and cur:
+            out.append(cur)
+            cur = []
+        cur.append(b)
+    if cur:
+        out.append(cur)
+    return out
+
+
+def _pack_spans(spans: list[tuple[int, int]], count: Callable[[int, int], int], budget: int) -> list[tuple[int, int]]:
+    """Greedy runs of consecutive spans whose joined text stays within ``budget``."""
+    out: list[tuple[int, int]] = []
+    i = 0
+    while i < len(spans):
+        j = i + 1
+        total = count(*spans[i])
+        while j < len(spans):
+            t = count(*spans[j])
+            if total + t > budget:
+                break
+            total += t
+            j += 1
+        out.append((spans[i][0], spans[j - 1][1]))
+        i = j
+    return out
+
+
+def _heading_title(raw: str) -> str:
+    first = raw.strip().splitlines()[0] if raw.strip() else ""
+    return first.lstrip("#").strip().rstrip("#").strip()

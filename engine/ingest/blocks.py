@@ -1,0 +1,71 @@
+"""What every format parser produces, and the helper that keeps heading paths and groups."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.types import Block, BlockKind
+
+# a paragraph right above a table that names it: "Table 3 — ...", "Tableau 2 :", "표 1", "表 2"
+CAPTION = re.compile(r"^\s*(?:\*\*|_)?(?:Table|Tableau|Tabelle|Tabla|Tabella|Tab\.|Tabel|表|표)\s*[\dA-Z一二三四五六七八九十]", re.I)
+
+
+@dataclass(slots=True)
+class Parsed:
+    """A document as one format parser read it: text, blocks and its own metadata."""
+
+    text: str
+    blocks: list[Block]
+    meta: dict[str, Any] = field(default_factory=dict)  # explicit values from the file itself
+    first_heading: str = ""
+    page_starts: tuple[int, ...] = ()
+    warnings: list[str] = field(default_factory=list)
+
+
+class BlockBuilder:
+    """Appends blocks in document order, tracking the heading path and group ids."""
+
+    def __init__(self) -> None:
+        self.blocks: list[Block] = []
+        self._headings: list[tuple[int, str]] = []
+        self._groups = 0
+        self.first_heading = ""
+
+    @property
+    def path(self) -> tuple[str, ...]:
+        return tuple(t for _, t in self._headings)
+
+    def new_group(self) -> int:
+        self._groups += 1
+        return self._groups - 1
+
+    def heading(self, level: int, title: str, start: int, end: int, start_line: int, end_line: int,
+                page: int | None = None) -> None:
+        title = " ".join(title.split())
+        while self._headings and self._headings[-1][0] >= level:
+            self._headings.pop()
+        self.blocks.append(Block("heading", start, end, start_line, end_line, self.path, level=level, page=page))
+        self._headings.append((level, title or "(untitled)"))
+        if not self.first_heading and title:
+            self.first_heading = title
+
+    def add(self, kind: BlockKind, start: int, end: int, start_line: int, end_line: int, *, level: int = 0,
+            page: int | None = None, context: str = "", group: int = -1) -> None:
+        if end <= start:
+            return
+        self.blocks.append(Block(kind, start, end, start_line, max(start_line, end_line), self.path,
+                                 level=level, page=page, context=context, group=group))
+
+    def take_caption(self, text: str, group: int) -> str:
+        """If the last block is a caption paragraph, move it into ``group`` and return its text."""
+        if not self.blocks:
+            return ""
+        last = self.blocks[-1]
+        caption = text[last.char_start:last.char_end]
+        if last.kind != "paragraph" or last.group != -1 or len(caption) > 300 or not CAPTION.match(caption):
+            return ""
+        self.blocks[-1] = dataclasses.replace(last, group=group)
+        return " ".join(caption.split())

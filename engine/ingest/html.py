@@ -1,0 +1,263 @@
+"""HTML -> blocks with the standard library's ``html.parser`` (tolerant, entity-decoding,
+and ``getpos()`` gives the source line of every tag).
+
+``Document.text`` is the extracted text, one block per line (``<pre>`` keeps its
+lines); each block records the lines of the ``.html`` file it came from, so a chunk's
+``start_line``/``end_line`` point into the original file. ``script``, ``style``,
+``nav``, ``header``, ``footer``, ``noscript``, ``template``, ``svg`` and ``head`` (except
+``<title>``) are dropped.
+"""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+from engine.ingest.blocks import BlockBuilder, Parsed
+from engine.types import BlockKind
+
+SKIP = {"script", "style", "nav", "header", "footer", "noscript", "template", "svg", "head", "iframe", "object"}
+HEADINGS = {f"h{n}": n for n in range(1, 7)}
+LEAVES: dict[str, BlockKind] = {"p": "paragraph", "li": "list_item", "pre": "code", "dt": "paragraph",
+                                "dd": "paragraph", "figcaption": "paragraph", "blockquote": "quote"}
+BOUNDARIES = {"div", "section", "article", "main", "body", "aside", "form", "table", "ul", "ol", "dl",
+              "figure", "address", "details", "summary", "hr", "br", "fieldset", "center"}
+VOID = {"br", "hr", "img", "meta", "link", "input", "area", "base", "col", "embed", "source", "track", "wbr"}
+META_KEYS = {"doc_id", "title", "version", "date", "models", "status", "visibility", "language"}
+
+
+class _Extractor(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.out: list[str] = []  # extracted text pieces
+        self.size = 0  # chars in out
+        self.b = BlockBuilder()
+        self.meta: dict[str, str] = {}
+        self.title: list[str] = []
+        self.skip: list[str] = []  # open skipped elements
+        self.in_title = False
+        # the open leaf: kind, heading level, pieces, first line, last line
+        self.kind: str | None = None
+        self.level = 0
+        self.buf: list[str] = []
+        self.first_line = 0
+        self.last_line = 0
+        self.lists: list[int] = []  # group id per open <ul>/<ol>
+        self.quote_group = -1
+        # tables
+        self.table_group = -1
+        self.caption = ""
+        self.header = ""
+        self.row: list[str] | None = None
+        self.row_line = 0
+        self.row_is_head = False
+        self.cell: list[str] | None = None
+        self.in_caption = False
+        self.in_thead = False
+
+    # -- helpers --------------------------------------------------------------
+    def _line(self) -> int:
+        return self.getpos()[0]
+
+    def _emit(self, kind: str, body: str, first: int, last: int, *, level: int = 0, context: str = "",
+              group: int = -1) -> None:
+        if not body:
+            return
+        if self.out:
+            self.out.append("\n")
+            self.size += 1
+        start = self.size
+        self.out.append(body)
+        self.size += len(body)
+        if kind == "heading":
+            self.b.heading(level, body, start, self.size, first, last)
+        else:
+            self.b.add(kind, start, self.size, first, last, level=level, context=context, group=group)  # type: ignore[arg-type]
+
+    def _flush(self) -> None:
+        if self.kind is None and not self.buf:
+            return
+        raw = "".join(self.buf)
+        kind = self.kind or "paragraph"
+        body = raw.strip("\n").rstrip() if kind == "code" else " ".join(raw.split())
+        group = -1
+        level = self.level
+        if kind == "list_item":
+            group = self.lists[-1] if self.lists else -1
+            level = len(self.lists)
+        elif kind == "quote" or (kind == "paragraph" and self.quote_group >= 0):
+            group = self.quote_group
+            kind = "quote" if self.quote_group >= 0 else kind
+        self._emit(kind, body, self.first_line or self._line(), max(self.last_line, self.first_line),
+                   level=level, group=group)
+        self.kind, self.level, self.buf, self.first_line, self.last_line = None, 0, [], 0, 0
+
+    def _open(self, kind: str, level: int = 0) -> None:
+        self._flush()
+        self.kind, self.level, self.first_line, self.last_line = kind, level, self._line(), self._line()
+
+    # -- parser callbacks -----------------------------------------------------
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = {k: (v or "") for k, v in attrs}
+        if tag == "meta":
+            name = a.get("name", "").lower()
+            if name in META_KEYS and "content" in a:
+                self.meta[name] = a["content"]
+            return
+        if tag == "html" and a.get("lang"):
+            self.meta.setdefault("language", a["lang"])
+        if tag == "title":
+            self.in_title = True
+            return
+        if self.skip:
+            if tag in SKIP:
+                self.skip.append(tag)
+            return
+        if tag in SKIP:
+            self._flush()
+            self.skip.append(tag)
+            return
+        if tag in HEADINGS:
+            self._open("heading", HEADINGS[tag])
+        elif tag in ("ul", "ol"):
+            self._flush()
+            self.lists.append(self.lists[-1] if self.lists else self.b.new_group())
+        elif tag == "blockquote":
+            self._flush()
+            if self.quote_group < 0:
+                self.quote_group = self.b.new_group()
+        elif tag in LEAVES and self.row is None:
+            if tag == "p" and self.kind == "list_item":  # <li><p>…</p></li>: one item
+                return
+            self._open(LEAVES[tag])
+        elif tag == "table":
+            self._flush()
+            self.table_group = self.b.new_group()
+            self.caption = self.b.take_caption("".join(self.out), self.table_group)
+            self.header = ""
+        elif tag == "caption":
+            self.in_caption, self.cell = True, []
+        elif tag == "thead":
+            self.in_thead = True
+        elif tag == "tr":
+            self._flush()
+            self._end_row()
+            self.row, self.row_line, self.row_is_head = [], self._line(), self.in_thead
+        elif tag in ("td", "th"):
+            if self.row is None:
+                self._flush()
+                self.row, self.row_line, self.row_is_head = [], self._line(), self.in_thead
+            self._end_cell()
+            self.cell = []
+            if tag == "td":
+                self.row_is_head = self.in_thead
+            elif not self.row:
+                self.row_is_head = True
+        elif tag in BOUNDARIES and self.row is None:
+            self._flush()
+        elif tag == "br" and self.kind == "code":
+            self.buf.append("\n")
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+        if tag not in VOID:
+            self.handle_endtag(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "title":
+            self.in_title = False
+            return
+        if self.skip:
+            if tag in self.skip:
+                while self.skip and self.skip.pop() != tag:
+                    pass
+            return
+        if tag in HEADINGS and self.kind == "heading" or tag in LEAVES and self.kind == LEAVES[tag]:
+            if tag == "p" and self.kind == "list_item":
+                return
+            self.last_line = max(self.last_line, self._line())
+            self._flush()
+        elif tag in ("ul", "ol"):
+            self._flush()
+            if self.lists:
+                self.lists.pop()
+        elif tag == "blockquote":
+            self._flush()
+            self.quote_group = -1
+        elif tag == "caption":
+            self.caption = " ".join("".join(self.cell or []).split())
+            self.in_caption, self.cell = False, None
+        elif tag in ("td", "th"):
+            self._end_cell()
+        elif tag == "tr":
+            self._end_row()
+        elif tag == "thead":
+            self._end_row()
+            self.in_thead = False
+        elif tag == "table":
+            self._end_row()
+            self.table_group, self.caption, self.header = -1, "", ""
+        elif tag in BOUNDARIES and self.row is None:
+            self._flush()
+
+    def handle_data(self, data: str) -> None:
+        if self.in_title:
+            self.title.append(data)
+            return
+        if self.skip:
+            return
+        if self.cell is not None:
+            self.cell.append(data)
+            return
+        if not data.strip() and self.kind is None:
+            return
+        if self.kind is None:
+            self.kind, self.first_line = "paragraph", self._line() + _leading_newlines(data)
+        self.buf.append(data)
+        self.last_line = self._line() + data.rstrip().count("\n")
+
+    # -- tables ---------------------------------------------------------------
+    def _end_cell(self) -> None:
+        if self.cell is not None and self.row is not None and not self.in_caption:
+            self.row.append(" ".join("".join(self.cell).split()))
+        if not self.in_caption:
+            self.cell = None
+
+    def _end_row(self) -> None:
+        self._end_cell()
+        if self.row is None:
+            return
+        cells, first = self.row, self.row_line
+        self.row = None
+        if not any(cells):
+            return
+        body = " | ".join(cells)
+        last = max(first, self._line())
+        group = self.table_group if self.table_group >= 0 else self.b.new_group()
+        if self.row_is_head and not self.header:
+            self.header = body
+            self._emit("table_row", body, first, last, context=self.caption, group=group)
+        else:
+            context = "\n".join(x for x in (self.caption, self.header) if x)
+            self._emit("table_row", body, first, last, context=context, group=group)
+
+
+def _leading_newlines(data: str) -> int:
+    return len(data) - len(data.lstrip("\n")) if data.strip() else 0
+
+
+def parse_html(source: str) -> Parsed:
+    p = _Extractor()
+    p.feed(source)
+    p.close()
+    p._flush()
+    p._end_row()
+    meta: dict[str, object] = dict(p.meta)
+    title = " ".join("".join(p.title).split())
+    if title and "title" not in meta:
+        meta["title"] = title
+    lang = str(meta.get("language", ""))
+    if re.fullmatch(r"[a-z]{2}-[A-Z]{2}", lang):  # "de-DE" -> "de"; "zh-Hans" kept
+        meta["language"] = lang[:2]
+    return Parsed(text="".join(p.out), blocks=p.b.blocks, meta=meta, first_heading=p.b.first_heading)
+

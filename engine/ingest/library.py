@@ -1,0 +1,188 @@
+"""A library folder -> documents and blocks. Bad files are reported and skipped, never raised.
+
+``scan_library`` lists the candidate files (hidden files and folders, and the sidecar
+``fieldqa.toml``, are ignored); ``read_document`` reads one; ``iter_library`` does both
+and yields, in path order, ``(Document, blocks)`` for each good file and an
+``IngestIssue`` for each skipped one (``severity="skipped"``) or each problem in a file
+that was still read (``severity="warning"``, yielded before that file's document).
+"""
+
+from __future__ import annotations
+
+import codecs
+import hashlib
+import os
+import re
+import stat
+from pathlib import Path
+from typing import Iterator
+
+from engine.config import ChunkingConfig
+from engine.ingest.blocks import Parsed
+from engine.ingest.html import parse_html
+from engine.ingest.markdown import parse_markdown
+from engine.ingest.metadata import SIDECAR, Sidecar, build_meta, read_sidecar
+from engine.ingest.pdf import PdfFailure, parse_pdf
+from engine.ingest.text import parse_text
+from engine.types import Block, Document, Format, IngestIssue
+
+FORMATS: dict[str, Format] = {".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html",
+                              ".pdf": "pdf", ".txt": "text", ".text": "text"}
+
+Item = tuple[Document, list[Block]] | IngestIssue
+
+
+def scan_library(root: Path, config: ChunkingConfig) -> list[Path]:
+    """Every non-hidden entry under ``root`` that is not a folder, sorted; symlinks are not followed."""
+    del config  # the size cap is applied when reading, so oversized files are reported
+    found: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".")
+                             and not (Path(dirpath) / d).is_symlink())
+        here = Path(dirpath)
+        for name in filenames:
+            if name.startswith(".") or (here == root and name == SIDECAR):
+                continue
+            found.append(here / name)
+        # a symlink to a folder is listed (and reported) rather than walked
+        found.extend(here / d for d in os.listdir(here)
+                     if not d.startswith(".") and (here / d).is_symlink() and (here / d).is_dir())
+    return sorted(set(found))
+
+
+def relative_name(root: Path, path: Path) -> str:
+    """POSIX path relative to the root; undecodable bytes shown as escapes, never raised."""
+    rel = path.relative_to(root).as_posix()
+    return rel.encode("utf-8", "backslashreplace").decode("utf-8") if _bad_name(rel) else rel
+
+
+def _bad_name(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+        return False
+    except UnicodeEncodeError:
+        return True
+
+
+def read_document(root: Path, path: Path, config: ChunkingConfig, sidecar: Sidecar | None = None) -> Item:
+    """One file -> ``(Document, blocks)``, or the reason it was skipped."""
+    got = _read(root, path, config, sidecar or Sidecar())
+    return got if isinstance(got, IngestIssue) else got[:2]
+
+
+def iter_library(root: Path, config: ChunkingConfig) -> Iterator[Item]:
+    root = Path(root)
+    if not root.is_dir():
+        yield IngestIssue(str(root), "library folder not found")
+        return
+    sidecar = read_sidecar(root)
+    for problem in sidecar.problems:
+        yield IngestIssue(SIDECAR, problem, "warning")
+    for path in scan_library(root, config):
+        got = _read(root, path, config, sidecar)
+        if isinstance(got, IngestIssue):
+            yield got
+            continue
+        doc, blocks, warnings = got
+        yield from warnings
+        yield doc, blocks
+
+
+def _read(root: Path, path: Path, config: ChunkingConfig,
+          sidecar: Sidecar) -> tuple[Document, list[Block], list[IngestIssue]] | IngestIssue:
+    rel = relative_name(root, path)
+
+    def skip(reason: str) -> IngestIssue:
+        return IngestIssue(rel, reason)
+
+    if _bad_name(path.relative_to(root).as_posix()):
+        return skip("file name is not valid UTF-8: rename the file")
+    fmt = FORMATS.get(path.suffix.lower())
+    try:
+        st = path.lstat()
+    except OSError as e:
+        return skip(f"cannot read: {e.strerror or e}")
+    if stat.S_ISLNK(st.st_mode):
+        try:
+            target = path.resolve(strict=True)
+        except (OSError, RuntimeError):
+            return skip("broken symbolic link")
+        if not target.is_relative_to(root.resolve()):
+            return skip("symbolic link to outside the library: not followed")
+        if target.is_dir():
+            return skip("symbolic link to a folder: not followed")
+        st = target.stat()
+    if stat.S_ISDIR(st.st_mode):
+        return skip("is a folder")
+    if not stat.S_ISREG(st.st_mode):
+        return skip("not a regular file (device, FIFO or socket)")
+    if fmt is None:
+        return skip(f"unsupported file type '{path.suffix or '(none)'}' (supported: {', '.join(sorted(FORMATS))})")
+    cap = config.max_file_mb * 1024 * 1024
+    if st.st_size > cap:
+        return skip(f"larger than {config.max_file_mb:g} MB (chunking.max_file_mb): {st.st_size / 1048576:.1f} MB")
+    if st.st_size == 0:
+        return skip("empty file")
+    try:
+        with open(path, "rb") as f:
+            data = f.read(int(cap) + 1)
+    except OSError as e:
+        return skip(f"cannot read: {e.strerror or e}")
+    if len(data) > cap:
+        return skip(f"larger than {config.max_file_mb:g} MB (chunking.max_file_mb)")
+    sha = hashlib.sha256(data).hexdigest()
+
+    if fmt == "pdf":
+        if not data.lstrip()[:5].startswith(b"%PDF"):
+            return skip("not a PDF (no %PDF header)")
+        parsed = parse_pdf(path, timeout_s=config.pdf_timeout_s, memory_mb=config.pdf_memory_mb)
+        if isinstance(parsed, PdfFailure):
+            return skip(parsed.reason)
+    else:
+        text = decode(data)
+        if isinstance(text, IngestIssue):
+            return skip(text.reason)
+        if not text.strip():
+            return skip("only whitespace")
+        text = _lone_cr_to_lf(text)
+        parsed = {"markdown": parse_markdown, "html": parse_html, "text": parse_text}[fmt](text)
+    return _finish(rel, sha, fmt, parsed, sidecar)
+
+
+def _finish(rel: str, sha: str, fmt: Format, parsed: Parsed,
+            sidecar: Sidecar) -> tuple[Document, list[Block], list[IngestIssue]] | IngestIssue:
+    warnings = [IngestIssue(rel, w, "warning") for w in parsed.warnings]
+    if not parsed.blocks:
+        reason = {"html": "no text outside scripts, styles and navigation",
+                  "pdf": "no extractable text: scanned? OCR is not supported"}.get(fmt, "no text")
+        return IngestIssue(rel, reason)
+    meta, problems = build_meta(rel, parsed.meta, sidecar.values_for(rel),
+                                first_heading=parsed.first_heading, text=parsed.text)
+    warnings += [IngestIssue(rel, p, "warning") for p in problems]
+    doc = Document(path=rel, sha256=sha, format=fmt, meta=meta, text=parsed.text,
+                   page_starts=parsed.page_starts)
+    return doc, parsed.blocks, warnings
+
+
+def decode(data: bytes) -> str | IngestIssue:
+    """UTF-8 (with or without BOM) or UTF-16 with a BOM; anything else is reported."""
+    if data.startswith(codecs.BOM_UTF16_LE) or data.startswith(codecs.BOM_UTF16_BE):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError:
+            return IngestIssue("", "invalid UTF-16")
+    if b"\x00" in data[:65536] or b"\x00" in data[-4096:]:
+        return IngestIssue("", "binary file (NUL bytes), not text")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        return IngestIssue("", f"not UTF-8 (byte 0x{data[e.start]:02x} at offset {e.start}; looks like "
+                               "latin-1/cp1252?): convert it to UTF-8")
+
+
+def _lone_cr_to_lf(text: str) -> str:
+    """Old Mac line ends: '\\r' alone becomes '\\n' (same length, so offsets are unchanged)."""
+    return _LONE_CR.sub("\n", text) if "\r" in text else text
+
+
+_LONE_CR = re.compile(r"\r(?!\n)")

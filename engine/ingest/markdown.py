@@ -1,0 +1,147 @@
+"""Markdown -> blocks, through markdown-it-py's CommonMark token stream (+ GFM tables).
+
+``Document.text`` is the file text itself; every block span is a run of whole source
+lines (``token.map``), so a chunk's lines are the file's lines. YAML front matter
+(``---`` on the first line) is read with ``yaml.safe_load`` and is not part of any block.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import yaml
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from engine.ingest.blocks import BlockBuilder, Parsed
+from engine.textutil import line_starts, strip_span
+
+_FRONT_END = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.M)
+_MD = MarkdownIt("commonmark").enable("table")
+
+
+def split_front_matter(text: str) -> tuple[dict[str, Any], int, list[str]]:
+    """(values, offset where the body starts, warnings). No front matter: ({}, 0, [])."""
+    first = text.split("\n", 1)[0].rstrip("\r")
+    if first.rstrip() != "---":
+        return {}, 0, []
+    body_from = len(text.split("\n", 1)[0]) + 1
+    m = _FRONT_END.search(text, body_from)
+    if not m:
+        return {}, 0, ["front matter: no closing '---'; read as Markdown"]
+    raw = text[body_from:m.start()]
+    end = text.find("\n", m.end())
+    end = len(text) if end == -1 else end + 1
+    try:
+        data = yaml.safe_load(raw)
+    except yaml.YAMLError as e:
+        return {}, end, [f"front matter is not valid YAML ({_one_line(e)}); ignored"]
+    if data is None:
+        return {}, end, []
+    if not isinstance(data, dict):
+        return {}, end, [f"front matter is a {type(data).__name__}, not a mapping; ignored"]
+    return {str(k): v for k, v in data.items()}, end, []
+
+
+def _one_line(e: Exception) -> str:
+    return " ".join(str(e).split())[:160]
+
+
+def _inline_text(tok: Token) -> str:
+    parts: list[str] = []
+    for child in tok.children or ():
+        if child.type in ("text", "code_inline", "html_inline"):
+            parts.append(child.content)
+        elif child.type in ("softbreak", "hardbreak"):
+            parts.append(" ")
+    return "".join(parts)
+
+
+def parse_markdown(text: str) -> Parsed:
+    meta, body_start, warnings = split_front_matter(text)
+    starts = line_starts(text)
+    line0 = text.count("\n", 0, body_start)  # lines taken by the front matter
+    tokens = _MD.parse(text[body_start:])
+    b = BlockBuilder()
+
+    def span(m: list[int], keep_indent: bool = False) -> tuple[int, int, int, int]:
+        a, z = m[0] + line0, m[1] + line0  # 0-based, end exclusive
+        start = starts[a]
+        end = starts[z] - 1 if z < len(starts) else len(text)
+        if keep_indent:
+            s, e = start, strip_span(text, start, end)[1]
+            while s < e and text[s] in "\r\n":
+                s += 1
+        else:
+            s, e = strip_span(text, start, end)
+        return s, e, text.count("\n", 0, s) + 1, text.count("\n", 0, max(s, e - 1)) + 1
+
+    containers: list[tuple[str, int]] = []  # ("list"|"item"|"quote", group)
+    list_depth = 0
+    table_group = -1
+    header = ""
+    caption = ""
+    in_thead = False
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        t = tok.type
+        if t == "heading_open" and tok.map:
+            s, e, sl, el = span(tok.map)
+            b.heading(int(tok.tag[1]), _inline_text(tokens[i + 1]), s, e, sl, el)
+            i += 3
+            continue
+        if t in ("bullet_list_open", "ordered_list_open"):
+            group = containers[-1][1] if list_depth else b.new_group()
+            list_depth += 1
+            containers.append(("list", group))
+        elif t in ("bullet_list_close", "ordered_list_close"):
+            list_depth -= 1
+            containers.pop()
+        elif t == "list_item_open":
+            containers.append(("item", containers[-1][1]))
+        elif t == "blockquote_open":
+            group = containers[-1][1] if containers else b.new_group()
+            containers.append(("quote", group))
+        elif t in ("list_item_close", "blockquote_close"):
+            containers.pop()
+        elif t == "paragraph_open" and tok.map:
+            s, e, sl, el = span(tok.map)
+            if containers and containers[-1][0] == "item":
+                b.add("list_item", s, e, sl, el, level=list_depth, group=containers[-1][1])
+            elif containers:
+                kind = "quote" if containers[-1][0] == "quote" else "paragraph"
+                b.add(kind, s, e, sl, el, group=containers[-1][1])
+            else:
+                b.add("paragraph", s, e, sl, el)
+        elif t in ("fence", "code_block") and tok.map:
+            s, e, sl, el = span(tok.map, keep_indent=True)
+            b.add("code", s, e, sl, el, group=containers[-1][1] if containers else -1)
+        elif t == "html_block" and tok.map:
+            s, e, sl, el = span(tok.map)
+            b.add("paragraph", s, e, sl, el, group=containers[-1][1] if containers else -1)
+        elif t == "table_open":
+            table_group = b.new_group()
+            caption = b.take_caption(text, table_group)
+            header = ""
+        elif t == "thead_open":
+            in_thead = True
+        elif t == "thead_close":
+            in_thead = False
+        elif t == "tr_open" and tok.map:
+            s, e, sl, el = span(tok.map)
+            if in_thead:
+                header = text[s:e]
+                b.add("table_row", s, e, sl, el, context=caption, group=table_group)
+            else:
+                context = "\n".join(x for x in (caption, header) if x)
+                b.add("table_row", s, e, sl, el, context=context, group=table_group)
+        i += 1
+    if len(tokens) and _nesting_overflow(tokens):
+        warnings.append("lists or quotes nested deeper than the parser follows; the deepest levels are plain text")
+    return Parsed(text=text, blocks=b.blocks, meta=meta, first_heading=b.first_heading, warnings=warnings)
+
+
+def _nesting_overflow(tokens: list[Token]) -> bool:
+    return max(t.level for t in tokens) >= _MD.options.get("maxNesting", 20) - 1

@@ -1,0 +1,271 @@
+"""PDF -> blocks with pypdf, parsed in a separate process under time and memory limits.
+
+Why pypdf: it is maintained, pure Python (no native code to build on a field laptop,
+no GPL/AGPL terms), and its ``extract_text(visitor_text=...)`` reports each text
+run's font size and position, which is what headings and table rows are read from.
+
+Why a subprocess: a malformed, hostile or simply huge PDF (a decompression bomb, a
+cyclic object graph) must not take the indexer down. ``python -m engine.ingest.pdf
+FILE`` runs with ``RLIMIT_AS`` = ``chunking.pdf_memory_mb`` and is killed after
+``chunking.pdf_timeout_s``; it prints JSON (never pickle) on stdout. A timeout, a
+crash or an out-of-memory becomes an ingestion issue of that one file.
+
+``Document.text`` is the extracted text: one line per text line of the page (table
+rows as ``cell | cell``), pages separated by a blank line, ``page_starts`` giving
+each page's first offset. Line numbers of a PDF chunk are lines of that text.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.ingest.blocks import BlockBuilder, Parsed
+
+_ROOT = Path(__file__).resolve().parents[2]
+_OUT_OF_MEMORY = ("MemoryError", "failed to map segment", "Cannot allocate memory", "out of memory")
+
+
+@dataclass(frozen=True, slots=True)
+class PdfFailure:
+    reason: str
+
+
+# --- parent side ---------------------------------------------------------------
+
+def parse_pdf(path: Path, *, timeout_s: float, memory_mb: int) -> Parsed | PdfFailure:
+    """Run the extractor in a child process and build blocks from its lines."""
+    env = dict(os.environ, PYTHONPATH=str(_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env.pop("PYTHONSTARTUP", None)
+    limit = int(memory_mb) * 1024 * 1024
+
+    def limit_memory() -> None:  # runs in the child between fork and exec
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "engine.ingest.pdf", str(path)],
+            capture_output=True, timeout=timeout_s, env=env, preexec_fn=limit_memory, cwd=str(_ROOT),
+        )
+    except subprocess.TimeoutExpired:
+        return PdfFailure(f"PDF parsing took longer than {timeout_s:g} s (chunking.pdf_timeout_s); skipped")
+    except OSError as e:
+        return PdfFailure(f"cannot start the PDF parser: {e}")
+    err = proc.stderr.decode("utf-8", "replace")
+    if proc.returncode != 0:
+        if any(m in err for m in _OUT_OF_MEMORY) or proc.returncode in (-9, 137):
+            return PdfFailure(f"PDF parser ran out of memory (limit {memory_mb} MB, chunking.pdf_memory_mb): "
+                              "decompression bomb or very large page?")
+        last = [ln for ln in err.strip().splitlines() if ln.strip()][-1:] or [f"exit status {proc.returncode}"]
+        return PdfFailure(f"PDF parser crashed: {last[0][:200]}")
+    try:
+        data = json.loads(proc.stdout.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return PdfFailure("PDF parser returned unreadable output")
+    if "error" in data:
+        return PdfFailure(data["error"])
+    return build_blocks(data)
+
+
+def build_blocks(data: dict) -> Parsed | PdfFailure:
+    """Lines per page (from the child) -> extracted text, page starts and blocks."""
+    pages: list[list[dict]] = data["pages"]
+    if not pages:
+        return PdfFailure("PDF has no pages")
+    sizes = Counter()
+    for lines in pages:
+        for ln in lines:
+            sizes[round(ln["s"], 1)] += len(ln["t"])
+    if not sizes:
+        return PdfFailure("no extractable text: scanned? OCR is not supported")
+    body = sizes.most_common(1)[0][0]
+    head_sizes = sorted({round(ln["s"], 1) for lines in pages for ln in lines
+                         if _is_heading_line(ln, body)}, reverse=True)
+    level_of = {s: min(6, i + 1) for i, s in enumerate(head_sizes)}
+
+    text_parts: list[str] = []
+    size = 0
+    page_starts: list[int] = []
+    b = BlockBuilder()
+    line_no = 0
+    for pno, lines in enumerate(pages, start=1):
+        if pno > 1:
+            text_parts.append("\n\n")
+            size += 2
+            line_no += 1
+        page_starts.append(size)
+        rows = _table_runs(lines)
+        para: list[tuple[int, int, int]] = []  # (start, end, line) of the open paragraph
+        table_group = -1
+        header = ""
+        prev_y: float | None = None
+        gap = _typical_gap(lines)
+
+        def flush() -> None:
+            if para:
+                b.add("paragraph", para[0][0], para[-1][1], para[0][2], para[-1][2], page=pno)
+                para.clear()
+
+        for k, ln in enumerate(lines):
+            body_text = " | ".join(ln["c"]) if k in rows else ln["t"].strip()
+            if k > 0:
+                text_parts.append("\n")
+                size += 1
+            line_no += 1
+            start = size
+            text_parts.append(body_text)
+            size += len(body_text)
+            if not body_text:
+                flush()
+                prev_y = None
+                continue
+            if k in rows:
+                flush()
+                if rows[k] == "header":
+                    table_group = b.new_group()
+                    header = body_text
+                    b.add("table_row", start, size, line_no, line_no, page=pno, group=table_group)
+                else:
+                    b.add("table_row", start, size, line_no, line_no, page=pno, context=header, group=table_group)
+            elif _is_heading_line(ln, body):
+                flush()
+                b.heading(level_of[round(ln["s"], 1)], body_text, start, size, line_no, line_no, page=pno)
+            else:
+                far = prev_y is not None and gap and abs(prev_y - ln["y"]) > 1.6 * gap
+                if far:
+                    flush()
+                para.append((start, size, line_no))
+            prev_y = ln["y"]
+        flush()
+    text = "".join(text_parts)
+    if not text.strip():
+        return PdfFailure("no extractable text: scanned? OCR is not supported")
+    meta = {"title": data["info"]["title"]} if data.get("info", {}).get("title") else {}
+    return Parsed(text=text, blocks=b.blocks, meta=meta, first_heading=b.first_heading,
+                  page_starts=tuple(page_starts))
+
+
+def _is_heading_line(ln: dict, body: float) -> bool:
+    t = ln["t"].strip()
+    return ln["s"] >= body * 1.15 and 0 < len(t) <= 120 and not ln["c"] and bool(re.search(r"[^\W\d_]", t))
+
+
+def _typical_gap(lines: list[dict]) -> float:
+    gaps = sorted(abs(a["y"] - b["y"]) for a, b in zip(lines, lines[1:]) if a["y"] != b["y"])
+    return gaps[len(gaps) // 2] if gaps else 0.0
+
+
+def _table_runs(lines: list[dict]) -> dict[int, str]:
+    """Line index -> "header"/"row" for runs of >= 2 lines with the same number (>= 2) of cells."""
+    out: dict[int, str] = {}
+    k = 0
+    while k < len(lines):
+        n = len(lines[k]["c"])
+        m = k
+        while n >= 2 and m + 1 < len(lines) and len(lines[m + 1]["c"]) == n:
+            m += 1
+        if n >= 2 and m > k:
+            out[k] = "header"
+            out.update({j: "row" for j in range(k + 1, m + 1)})
+        k = m + 1
+    return out
+
+
+# --- child side ----------------------------------------------------------------
+
+def _mul(a: list[float], b: list[float]) -> list[float]:
+    return [a[0] * b[0] + a[1] * b[2], a[0] * b[1] + a[1] * b[3],
+            a[2] * b[0] + a[3] * b[2], a[2] * b[1] + a[3] * b[3],
+            a[4] * b[0] + a[5] * b[2] + b[4], a[4] * b[1] + a[5] * b[3] + b[5]]
+
+
+def extract(path: str) -> dict:
+    """Lines of every page: text, font size, baseline y, and cells when the line has column gaps."""
+    from pypdf import PdfReader
+    from pypdf.errors import PdfReadError
+
+    try:
+        reader = PdfReader(path)
+        if reader.is_encrypted and not reader.decrypt(""):
+            return {"error": "encrypted PDF (a password is needed): skipped"}
+        info = reader.metadata
+        title = str(info.title) if info and info.title else ""
+        pages = []
+        for page in reader.pages:
+            runs: list[tuple[str, float, float, float]] = []  # text, x, y, size
+
+            def visit(text: str, cm: list[float], tm: list[float], font: object, fs: float) -> None:
+                if not text:
+                    return
+                m = _mul(list(tm), list(cm)) if cm else list(tm)
+                scale = math.hypot(m[0], m[1]) or 1.0
+                runs.append((text, m[4], m[5], float(fs or 0) * scale))
+
+            page.extract_text(visitor_text=visit)
+            pages.append(_lines(runs))
+    except MemoryError:
+        raise  # the parent reports it with the configured limit
+    except PdfReadError as e:
+        return {"error": f"malformed or truncated PDF: {_short(e)}"}
+    except Exception as e:  # pypdf raises many kinds on hostile input; the file is skipped, not the run
+        return {"error": f"unreadable PDF ({type(e).__name__}: {_short(e)})"}
+    return {"info": {"title": title}, "pages": pages}
+
+
+def _lines(runs: list[tuple[str, float, float, float]]) -> list[dict]:
+    lines: list[dict] = []
+    cur: list[tuple[str, float, float, float]] = []
+
+    def close() -> None:
+        if not cur:
+            return
+        text = "".join(r[0] for r in cur)
+        sized = [r for r in cur if r[0].strip()]
+        size = max((r[3] for r in sized), default=0.0)
+        y = sized[0][2] if sized else 0.0
+        cells: list[str] = []
+        prev_end: float | None = None
+        for r in sized:
+            start_new = prev_end is None or r[1] - prev_end > 1.2 * max(r[3], 1.0)
+            if start_new:
+                cells.append(r[0].strip())
+            else:
+                cells[-1] = (cells[-1] + r[0]).strip() if r[0].startswith(" ") else cells[-1] + r[0]
+            prev_end = r[1] + 0.5 * r[3] * len(r[0])
+        lines.append({"t": text.strip(), "s": round(size, 2), "y": round(y, 2),
+                      "c": cells if len(cells) >= 2 else []})
+        cur.clear()
+
+    for r in runs:
+        parts = r[0].split("\n")
+        for j, part in enumerate(parts):
+            if j > 0:
+                close()
+            if part:
+                cur.append((part, r[1], r[2], r[3]))
+    close()
+    return [ln for ln in lines if ln["t"]]
+
+
+def _short(e: BaseException) -> str:
+    return " ".join(str(e).split())[:160]
+
+
+def main(argv: list[str]) -> int:
+    sys.setrecursionlimit(5000)
+    out = extract(argv[0])
+    sys.stdout.write(json.dumps(out, ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

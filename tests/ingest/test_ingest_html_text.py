@@ -1,0 +1,131 @@
+"""HTML and plain-text ingestion: dropped elements, line numbers, headings in several scripts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ingest_support import chunks_of, line_text, read
+
+from engine.types import IngestIssue
+
+PAGE = """<!doctype html>
+<html lang="de">
+<head><title>Pumpe &amp; Co</title>
+<meta name="doc_id" content="pumpe-html"><meta name="models" content="P1, P2">
+<script>document.write("<p>script text</p>")</script>
+<style>p { color: red }</style>
+</head>
+<body>
+<header><p>Site header text</p></header>
+<nav><ul><li>Home</li><li>Docs</li></ul></nav>
+<h1>Pumpe P1</h1>
+<h2>Drehmomente</h2>
+<p>Die Schrauben &uuml;ber Kreuz
+anziehen.</p>
+<table>
+<caption>Tabelle 2 &ndash; Anzugsmomente</caption>
+<tr><th>Schraube</th><th>Moment (N&middot;m)</th></tr>
+<tr><td>Gehäuse</td><td>55</td></tr>
+<tr><td>Laufrad</td><td>38</td></tr>
+</table>
+<h2>Wartung</h2>
+<ol>
+<li>Motor abschalten.</li>
+<li>Gehäuse entleeren.</li>
+</ol>
+<footer>Copyright footer text</footer>
+</body></html>
+"""
+
+
+def test_html_drops_script_style_nav_header_footer_and_decodes_entities(lib: Path) -> None:
+    doc, chunks = chunks_of(lib, "p.html", PAGE)
+    assert doc.format == "html"
+    for gone in ("script text", "color: red", "Site header", "Home", "Copyright footer"):
+        assert gone not in doc.text
+    assert "Die Schrauben über Kreuz anziehen." in doc.text
+    assert doc.meta.doc_id == "pumpe-html" and doc.meta.title == "Pumpe & Co"
+    assert doc.meta.models == ("P1", "P2") and doc.meta.language == "de"
+
+
+def test_html_lines_point_into_the_html_file(lib: Path) -> None:
+    _, chunks = chunks_of(lib, "p.html", PAGE, max_tokens=30)
+    para = next(c for c in chunks if "über Kreuz" in c.text)
+    assert "<h1>Pumpe P1</h1>" in line_text(lib / "p.html", para.start_line)  # heading-only merged
+    assert line_text(lib / "p.html", para.end_line) == "anziehen.</p>"
+    table = next(c for c in chunks if "Laufrad | 38" in c.text)
+    assert table.kind == "table"
+    assert "Tabelle 2 – Anzugsmomente" in table.context and "Schraube | Moment (N·m)" in table.context
+    assert "<td>Laufrad</td>" in line_text(lib / "p.html", table.end_line)
+    steps = next(c for c in chunks if "Motor abschalten." in c.text)
+    assert "Gehäuse entleeren." in steps.text and steps.heading_path == ("Pumpe P1", "Wartung")
+    assert line_text(lib / "p.html", steps.start_line) == "<h2>Wartung</h2>"
+
+
+def test_html_with_only_script_is_skipped(lib: Path) -> None:
+    got = read(lib, "s.html", "<html><head><script>alert(1)</script></head><body><nav>x</nav></body></html>")
+    assert isinstance(got, IngestIssue) and "no text" in got.reason
+
+
+TEXT_KO = """하람 HR-5 설명서
+
+제1장 개요
+제1절 제품 설명
+하람 HR-5는 충전 컨트롤러이다.
+
+제2절 안전
+모듈은 항상 전압을 발생시킨다.
+"""
+
+TEXT_ZH = """第一章 安全
+第一节 总则
+本设备必须接地。
+
+第二节 维护
+每月检查一次。
+"""
+
+TEXT_NUM = """Pump manual
+===========
+
+1 Safety
+
+Isolate the motor first.
+
+1.2 Torques
+
+Casing bolts: 55 N·m.
+
+Procedure
+---------
+
+1. Lock out the motor.
+2. Drain the casing.
+"""
+
+
+def test_text_headings_korean(lib: Path) -> None:
+    doc, chunks = chunks_of(lib, "ko.txt", TEXT_KO)
+    assert doc.meta.language == "ko"
+    c = next(c for c in chunks if "충전 컨트롤러" in c.text)
+    assert c.heading_path == ("제1장 개요", "제1절 제품 설명") and c.start_line == 3
+    c2 = next(c for c in chunks if "전압" in c.text)
+    assert c2.heading_path == ("제1장 개요", "제2절 안전") and c2.start_line == 7
+
+
+def test_text_headings_chinese(lib: Path) -> None:
+    doc, chunks = chunks_of(lib, "zh.txt", TEXT_ZH)
+    assert doc.meta.language == "zh"
+    assert [c.heading_path for c in chunks] == [("第一章 安全", "第一节 总则"), ("第一章 安全", "第二节 维护")]
+    assert [c.start_line for c in chunks] == [1, 5]
+
+
+def test_text_headings_numbered_and_underlined_and_lists(lib: Path) -> None:
+    doc, chunks = chunks_of(lib, "n.txt", TEXT_NUM)
+    paths = [c.heading_path for c in chunks]
+    # "===" and "1 " are both level 1, "---" and "1.2" both level 2
+    assert paths == [("1 Safety",), ("1 Safety", "1.2 Torques"), ("1 Safety", "Procedure")]
+    assert doc.meta.title == "Pump manual" and chunks[0].start_line == 1
+    proc = next(c for c in chunks if "Lock out" in c.text)
+    assert proc.kind == "list" and "2. Drain the casing." in proc.text
+    assert line_text(lib / "n.txt", proc.start_line) == "Procedure"

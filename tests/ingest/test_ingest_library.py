@@ -1,0 +1,114 @@
+"""A library folder full of bad files: each reported with its reason, the good ones chunked."""
+
+from __future__ import annotations
+
+import codecs
+import os
+from pathlib import Path
+
+from pdf_support import encrypted_pdf, manual_pdf, no_text_pdf
+
+from engine.chunking import approx_counter, chunk_document
+from engine.config import ChunkingConfig
+from engine.ingest import iter_library
+from engine.types import IngestIssue
+
+GOOD_MD = "# Good\n\n## Part\n\nA good paragraph about valves.\n"
+
+
+def _bad_library(root: Path, outside: Path) -> dict[str, str]:
+    """Write the files; return {relative path: expected words in the reason}."""
+    w = lambda rel, data: (root / rel).parent.mkdir(parents=True, exist_ok=True) or (  # noqa: E731
+        (root / rel).write_bytes(data if isinstance(data, bytes) else data.encode()))
+    expect: dict[str, str] = {}
+    w("good.md", GOOD_MD)
+    w("good.txt", "1 Intro\n\nPlain text manual.\n")
+    w("sub/good.html", "<html><body><h1>H</h1><p>Para.</p></body></html>")
+    w("utf16.txt", codecs.BOM_UTF16_LE + "UTF-16 text with a BOM.".encode("utf-16-le"))
+    w("bom.md", codecs.BOM_UTF8 + "# BOM\n\nText.\n".encode())
+    w("oldmac.txt", "Line one.\rLine two.\r\rSecond paragraph.\r")
+    w("huge-line.txt", "word " * 40000)  # one 200 KB line: chunked, within budget
+    w("nested.md", "".join("  " * i + "- level\n" for i in range(120)))  # deeper than the parser follows
+    w("bad-front.md", "---\ntitle: [unclosed\n---\n# Body\n\nText.\n")
+    w("bad-date.md", "---\ndate: yesterday\nstatus: retired\n---\n# Body\n\nText.\n")
+    manual_pdf(root / "manual.pdf", pages=1)
+
+    w("binary.md", b"# Title\x00\x01\x02 binary")
+    expect["binary.md"] = "NUL"
+    w("latin1.txt", "Température élevée".encode("cp1252"))
+    expect["latin1.txt"] = "not UTF-8"
+    w("empty.md", b"")
+    expect["empty.md"] = "empty"
+    w("blank.txt", "  \n\t\n   \n")
+    expect["blank.txt"] = "whitespace"
+    w("big.md", "x" * 600_000)
+    expect["big.md"] = "larger than"
+    w("image.png", b"\x89PNG\r\n")
+    expect["image.png"] = "unsupported"
+    w("doc.docx", b"PK\x03\x04")
+    expect["doc.docx"] = "unsupported"
+    w("noext", "text")
+    expect["noext"] = "unsupported"
+    (outside / "secret.md").write_text("# Secret\n\nOutside the root.\n")
+    os.symlink(outside / "secret.md", root / "escape.md")
+    expect["escape.md"] = "outside the library"
+    os.symlink(root / "missing.md", root / "dangling.md")
+    expect["dangling.md"] = "broken"
+    os.symlink(outside, root / "linked-dir")
+    expect["linked-dir"] = "not followed"
+    os.mkfifo(root / "pipe.md")
+    expect["pipe.md"] = "not a regular file"
+    w("garbage.pdf", b"%PDF-1.4 this is not really a pdf")
+    expect["garbage.pdf"] = "PDF"
+    w("fake.pdf", b"<html>not a pdf</html>")
+    expect["fake.pdf"] = "no %PDF header"
+    data = (root / "manual.pdf").read_bytes()
+    w("truncated.pdf", data[: len(data) // 2])
+    expect["truncated.pdf"] = "PDF"
+    encrypted_pdf(root / "locked.pdf", root / "manual.pdf")
+    expect["locked.pdf"] = "encrypted"
+    no_text_pdf(root / "scanned.pdf")
+    expect["scanned.pdf"] = "OCR is not supported"
+    # the decompression bomb is in test_ingest_pdf.py (each PDF costs a subprocess start)
+    w("script.html", "<html><head><script>x()</script><style>p{}</style></head><body><nav>n</nav></body></html>")
+    expect["script.html"] = "no text"
+    w("only-front.md", "---\ntitle: Nothing\n---\n")
+    expect["only-front.md"] = "no text"
+    (root / os.fsdecode(b"bad-\xff-name.md")).write_text("# x\n\ny\n")
+    expect["bad-\\udcff-name.md"] = "not valid UTF-8"
+    w(".hidden.md", "# hidden\n\nnot read\n")
+    w(".git/config.md", "# hidden dir\n\nnot read\n")
+    w("fieldqa.toml", '[[documents]]\nglob = "*.txt"\nmodels = ["HY-400"]\n')
+    return expect
+
+
+def test_bad_files_are_reported_and_good_files_chunked(tmp_path: Path) -> None:
+    root, outside = tmp_path / "lib", tmp_path / "outside"
+    root.mkdir()
+    outside.mkdir()
+    expect = _bad_library(root, outside)
+    assert len(expect) >= 20
+    config = ChunkingConfig(max_file_mb=0.5, max_tokens=120, pdf_timeout_s=30, pdf_memory_mb=512)
+    items = list(iter_library(root, config))
+    skipped = {i.path: i.reason for i in items if isinstance(i, IngestIssue) and i.severity == "skipped"}
+    warnings = {i.path: i.reason for i in items if isinstance(i, IngestIssue) and i.severity == "warning"}
+    docs = {d.path: (d, b) for d, b in (i for i in items if not isinstance(i, IngestIssue))}
+    for rel, words in expect.items():
+        assert rel in skipped, f"{rel} not reported"
+        assert words in skipped[rel], (rel, skipped[rel])
+    assert set(skipped) == set(expect)
+    assert sorted(docs) == ["bad-date.md", "bad-front.md", "bom.md", "good.md", "good.txt", "huge-line.txt",
+                            "manual.pdf", "nested.md", "oldmac.txt", "sub/good.html", "utf16.txt"]
+    assert "not valid YAML" in warnings["bad-front.md"]
+    assert "nested deeper" in warnings["nested.md"]
+    date_warnings = " / ".join(i.reason for i in items if isinstance(i, IngestIssue) and i.path == "bad-date.md")
+    assert "date: not an ISO date" in date_warnings and "status: must be" in date_warnings
+    assert docs["good.txt"][0].meta.models == ("HY-400",)  # from the sidecar
+    assert docs["utf16.txt"][0].text == "UTF-16 text with a BOM."
+    assert docs["oldmac.txt"][0].text.count("\n") == 4
+    for doc, blocks in docs.values():
+        chunks = chunk_document(doc, blocks, approx_counter(), config)
+        assert chunks, doc.path
+        for c in chunks:
+            assert doc.text[c.char_start:c.char_end] == c.text
+            assert c.tokens <= 120 or c.tokens == approx_counter()(c.text) and len(c.text.split()) == 1
