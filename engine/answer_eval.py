@@ -1,0 +1,123 @@
+"""Answer-level evaluation: do answers cite the gold passage, abstain when they should?
+
+``fieldqa eval QUESTIONS.tsv --corpus DIR --answers --json`` adds an ``"answers"``
+object to the evaluation JSON through :class:`AnswerEval`, an
+``engine.evaluate.EvalHook``::
+
+    "answers": {
+      "questions": n, "answerable": n, "noanswer": n,
+      "cited_rate": x,              # answerable questions whose answer cites a gold passage
+      "abstain_rate_answerable": x, # answerable questions answered "not found"
+      "abstain_rate_noanswer": x,   # no-answer questions (expected "-") answered "not found"
+      "claims_outside_span": n,     # claims whose text is not document_text[start:end] inside
+                                    # the cited chunk (must be 0)
+      "threshold": x,               # the abstention threshold in force
+      "by_family": {FAMILY: {same rate keys, "questions": n}}
+    }
+
+Hit rule (as for retrieval, ``engine.diagnose.GoldResolver``): a citation hits when
+its chunk comes from the gold file and overlaps the gold section's lines (or page).
+Rates over an empty group are ``null``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.answer import abstain_threshold, compose_answer
+from engine.config import Config, FilterConfig
+from engine.types import Answer, SearchResult
+
+__all__ = ["AnswerEval", "AnswerOutcome", "claims_outside_span", "evaluate_answers"]
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerOutcome:
+    family: str
+    answerable: bool
+    abstained: bool
+    cited: bool  # a citation hits a gold passage
+    outside: int  # claims outside their cited span
+
+
+def claims_outside_span(answer: Answer, library) -> int:
+    """Claims whose text is not exactly their document span, inside the cited chunk."""
+    cited = {c.n: c for c in answer.citations}
+    bad = 0
+    texts: dict[str, str] = {}
+    for cl in answer.claims:
+        c = cited.get(cl.citation)
+        if c is None:
+            bad += 1
+            continue
+        if c.path not in texts:
+            texts[c.path] = library.document_text(c.path)
+        chunk = library.chunk(c.chunk_id)
+        if (texts[c.path][cl.char_start:cl.char_end] != cl.text
+                or not chunk.char_start <= cl.char_start < cl.char_end <= chunk.char_end):
+            bad += 1
+    return bad
+
+
+@dataclass
+class AnswerEval:
+    """EvalHook: composes the answer for each searched question and scores it."""
+
+    library: Any
+    config: Config | None = None
+    outcomes: list[AnswerOutcome] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        from engine.diagnose import GoldResolver
+
+        self._gold = GoldResolver(self.library)
+
+    def observe(self, question, result: SearchResult) -> None:
+        cfg = self.config or self.library.config
+        answer = compose_answer(question.text, result, self.library, cfg)
+        self.outcomes.append(self.score(question, answer))
+
+    def score(self, question, answer: Answer) -> AnswerOutcome:
+        gold = self._gold.hit_ids(question.targets) if question.targets else set()
+        cited = any(c.chunk_id in gold for c in answer.citations)
+        return AnswerOutcome(question.family, bool(question.targets), answer.abstained, cited,
+                             claims_outside_span(answer, self.library))
+
+    def summary(self) -> tuple[str, Any]:
+        cfg = self.config or self.library.config
+        return "answers", summarise(self.outcomes, abstain_threshold(cfg))
+
+
+def _rate(num: int, den: int) -> float | None:
+    return round(num / den, 4) if den else None
+
+
+def _rates(outs: Sequence[AnswerOutcome]) -> dict[str, Any]:
+    ans = [o for o in outs if o.answerable]
+    no = [o for o in outs if not o.answerable]
+    return {
+        "questions": len(outs), "answerable": len(ans), "noanswer": len(no),
+        "cited_rate": _rate(sum(o.cited for o in ans), len(ans)),
+        "abstain_rate_answerable": _rate(sum(o.abstained for o in ans), len(ans)),
+        "abstain_rate_noanswer": _rate(sum(o.abstained for o in no), len(no)),
+        "claims_outside_span": sum(o.outside for o in outs),
+    }
+
+
+def summarise(outcomes: Sequence[AnswerOutcome], threshold: float) -> dict[str, Any]:
+    out = _rates(outcomes)
+    out["threshold"] = threshold
+    fams = sorted({o.family for o in outcomes})
+    out["by_family"] = {f: _rates([o for o in outcomes if o.family == f]) for f in fams}
+    return out
+
+
+def evaluate_answers(library, questions: Sequence, *, config: Config | None = None,
+                     filters: FilterConfig | None = None) -> dict[str, Any]:
+    """Search and answer every question (``engine.evaluate.Question`` rows); the "answers" object."""
+    hook = AnswerEval(library, config)
+    for q in questions:
+        hook.observe(q, library.search(q.text, mode="full", filters=filters))
+    return hook.summary()[1]

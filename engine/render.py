@@ -1,0 +1,213 @@
+"""An Answer as plain text (terminal), Markdown (work order) or JSON-ready dicts.
+
+Document text is data, never markup or terminal control: :func:`terminal_safe`
+removes ANSI escape sequences (CSI ``\\x1b[…``, OSC ``\\x1b]…``, other ``ESC x``)
+and shows every other control character, C1 control and bidirectional override
+as a visible ``\\xNN`` / ``\\uNNNN`` escape. :func:`markdown_escape` also
+backslash-escapes the characters Markdown would interpret, so a ``[bold]`` tag,
+a ``|`` or a ``*`` in a manual comes out as written. JSON keeps the exact text
+(claims must match their spans byte for byte); ``json.dumps`` escapes controls.
+
+The TUI shows document text in markup-off widgets and does not use this module's
+text renderer.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date as Date
+from typing import Any
+
+from engine.types import Answer, Citation, Conflict, ConflictSide, Trace
+
+__all__ = [
+    "answer_to_dict", "citation_to_dict", "markdown_escape", "render_markdown", "render_text",
+    "terminal_safe",
+]
+
+_ANSI = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC (title, hyperlink), BEL or ST terminated
+    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"  # DCS, SOS, PM, APC strings
+    r"|\x1b[ -/]*[0-~]?"  # other escapes (ESC c, ESC ( B, lone ESC)
+    r"|\x9b[0-?]*[ -/]*[@-~]"  # 8-bit CSI
+)
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def terminal_safe(text: str, *, keep_newlines: bool = True) -> str:
+    """Text that cannot drive a terminal: escapes removed, controls made visible."""
+    text = _ANSI.sub("", text)
+    text = text.replace("\r\n", "\n")
+
+    def show(m: re.Match) -> str:
+        ch = m.group(0)
+        code = ord(ch)
+        return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+    text = _CONTROL.sub(show, text)
+    if not keep_newlines:
+        text = text.replace("\n", " ")
+    return text
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~^])")
+_MD_LINE_START = re.compile(r"^(\s*)(\d+)([.)])", re.MULTILINE)
+
+
+def markdown_escape(text: str) -> str:
+    """Terminal-safe text with every Markdown-significant character backslash-escaped."""
+    text = terminal_safe(text, keep_newlines=False)
+    text = _MD_SPECIAL.sub(r"\\\1", text)
+    text = text.replace("&", "&amp;")
+    text = re.sub(r"^(\s*)([-=])", r"\1\\\2", text)
+    return _MD_LINE_START.sub(r"\1\2\\\3", text)
+
+
+# --- plain text -----------------------------------------------------------------------
+
+
+def _when(d: Date | None) -> str:
+    return d.isoformat() if d else "undated"
+
+
+def side_text(side: ConflictSide) -> str:
+    models = f", {', '.join(side.models)}" if side.models else ""
+    return (f"{side.doc_id} version {side.version} ({_when(side.date)}, {side.status}{models}) "
+            f"says {side.value} [{side.citation}]")
+
+
+def conflict_text(c: Conflict) -> str:
+    return f"{c.subject}: " + "; ".join(side_text(s) for s in c.sides)
+
+
+def citation_line(c: Citation) -> str:
+    heading = " > ".join(c.heading_path)
+    parts = [c.title or c.doc_id, f"version {c.version}", _when(c.date), c.status]
+    if heading:
+        parts.append(heading)
+    parts.append(c.location)
+    return " — ".join(parts)
+
+
+def render_text(answer: Answer, *, trace: bool = False) -> str:
+    """The answer for a terminal: claims with [n], conflicts, then the sources."""
+    s = terminal_safe
+    lines: list[str] = []
+    if answer.abstained:
+        lines.append("Not found in these documents.")
+        if answer.to_consult:
+            lines.append("")
+            lines.append("Closest passages to consult (these do not answer the question):")
+            for c in answer.to_consult:
+                lines.append(f"  - {s(citation_line(c), keep_newlines=False)}")
+    else:
+        for cl in answer.claims:
+            text = s(cl.text, keep_newlines=False)
+            if cl.flagged:
+                lines.append(f'  (quoted, not followed: {cl.flagged}) "{text}" [{cl.citation}]')
+            elif cl.is_condition:
+                lines.append(f"  ! {text} [{cl.citation}]")
+            else:
+                lines.append(f"- {text} [{cl.citation}]")
+        if answer.conflicts:
+            lines.append("")
+            lines.append("Warning: the sources disagree.")
+            for c in answer.conflicts:
+                lines.append(f"  * {s(conflict_text(c), keep_newlines=False)}")
+        lines.append("")
+        lines.append("Sources:")
+        for c in answer.citations:
+            lines.append(f"  [{c.n}] {s(citation_line(c), keep_newlines=False)}")
+    for note in answer.notes:
+        lines.append(f"note: {s(note, keep_newlines=False)}")
+    if trace and answer.trace is not None:
+        lines.append("")
+        lines += _trace_lines(answer.trace)
+    return "\n".join(lines) + "\n"
+
+
+def _trace_lines(t: Trace) -> list[str]:
+    out = [f"trace: {t.eligible}/{t.total} chunks eligible"]
+    for st in t.stages:
+        note = f"  ({terminal_safe(st.note, keep_newlines=False)})" if st.note else ""
+        out.append(f"  {st.name:<8} {len(st.ranked):>4} kept of window {st.window:<4} {st.ms:8.1f} ms{note}")
+    return out
+
+
+# --- Markdown (work order) ---------------------------------------------------------------
+
+
+def render_markdown(answer: Answer) -> str:
+    """A work-order section: the question, the claims with footnote citations ``[^n]``."""
+    e = markdown_escape
+    out = [f"## {e(answer.question)}", ""]
+    if answer.abstained:
+        out.append("**Not found in these documents.**")
+        if answer.to_consult:
+            out += ["", "Closest passages to consult (these do not answer the question):", ""]
+            out += [f"- {e(citation_line(c))}" for c in answer.to_consult]
+    else:
+        for cl in answer.claims:
+            text = e(cl.text)
+            if cl.flagged:
+                out.append(f"- *Quoted, not followed ({e(cl.flagged)}):* “{text}”[^{cl.citation}]")
+            elif cl.is_condition:
+                out.append(f"- **Condition:** {text}[^{cl.citation}]")
+            else:
+                out.append(f"- {text}[^{cl.citation}]")
+        if answer.conflicts:
+            out += ["", "> **Warning: the sources disagree.**"]
+            for c in answer.conflicts:
+                out.append(f"> - {e(c.subject)}: " + "; ".join(
+                    f"{e(s.doc_id)} version {e(s.version)} ({_when(s.date)}, {s.status}) says "
+                    f"{e(s.value)}[^{s.citation}]" for s in c.sides))
+        out.append("")
+        for c in answer.citations:
+            out.append(f"[^{c.n}]: {e(citation_line(c))}")
+    if answer.notes:
+        out.append("")
+        out += [f"*Note: {e(n)}*" for n in answer.notes]
+    return "\n".join(out) + "\n"
+
+
+# --- JSON -------------------------------------------------------------------------------
+
+
+def citation_to_dict(c: Citation) -> dict[str, Any]:
+    return {
+        "n": c.n, "chunk_id": c.chunk_id, "doc_id": c.doc_id, "title": c.title, "version": c.version,
+        "date": c.date.isoformat() if c.date else None, "status": c.status,
+        "heading_path": list(c.heading_path), "path": c.path, "line": c.start_line,
+        "end_line": c.end_line, "page": c.page, "location": c.location,
+    }
+
+
+def answer_to_dict(answer: Answer) -> dict[str, Any]:
+    """The JSON shape documented in ``fieldqa/commands/answers.py``."""
+    return {
+        "question": answer.question,
+        "abstained": answer.abstained,
+        "claims": [
+            {"text": c.text, "citation": c.citation, "char_start": c.char_start, "char_end": c.char_end,
+             "is_condition": c.is_condition, "flagged": c.flagged}
+            for c in answer.claims
+        ],
+        "citations": [citation_to_dict(c) for c in answer.citations],
+        "conflicts": [
+            {"subject": c.subject, "sides": [
+                {"citation": s.citation, "doc_id": s.doc_id, "version": s.version,
+                 "date": s.date.isoformat() if s.date else None, "status": s.status,
+                 "models": list(s.models), "value": s.value}
+                for s in c.sides]}
+            for c in answer.conflicts
+        ],
+        "to_consult": [citation_to_dict(c) for c in answer.to_consult],
+        "notes": list(answer.notes),
+        "trace": None if answer.trace is None else {
+            "eligible": answer.trace.eligible, "total": answer.trace.total,
+            "filters": list(answer.trace.filters),
+            "stages": [{"name": s.name, "count": len(s.ranked), "window": s.window, "ms": round(s.ms, 2),
+                        "note": s.note} for s in answer.trace.stages],
+        },
+    }
