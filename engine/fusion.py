@@ -1,0 +1,56 @@
+"""Reciprocal rank fusion: merge ranked lists by rank alone, never by raw score."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+__all__ = ["fuse_rrf"]
+
+
+def fuse_rrf(
+    rankings: Sequence[Sequence[str]],
+    *,
+    c: int = 60,
+    window: int | None = None,
+    weights: Sequence[float] | None = None,
+) -> list[tuple[str, float]]:
+    """Fuse rankings (ids, best first) into ``[(id, score)]``, best first.
+
+    score(id) = sum over rankings of weight / (c + rank), ranks from 1; an id
+    listed twice in one ranking counts once, at its best rank. Ties are broken
+    by the best single rank the id reached, then by first appearance (ranking
+    order, then position). ``window`` keeps only the first ``window`` results.
+    ``weights`` (one per ranking, default all 1.0) gives weighted RRF; a ranking
+    with weight 0 contributes nothing but its ids still appear if listed elsewhere.
+    """
+    if c < 0:
+        raise ValueError(f"c must be >= 0, got {c}")
+    if weights is None:
+        weights = [1.0] * len(rankings)
+    elif len(weights) != len(rankings):
+        raise ValueError(f"{len(weights)} weights for {len(rankings)} rankings")
+    if any(w < 0 for w in weights):
+        raise ValueError("weights must be >= 0")
+    score: dict[str, float] = {}
+    best: dict[str, int] = {}
+    first: dict[str, int] = {}
+    order = 0
+    for ranking, w in zip(rankings, weights):
+        seen: set[str] = set()
+        for rank, id_ in enumerate(ranking, start=1):
+            if id_ in seen:
+                continue
+            seen.add(id_)
+            if id_ not in first:
+                first[id_] = order
+                order += 1
+                score[id_] = 0.0
+                best[id_] = rank
+            elif rank < best[id_]:
+                best[id_] = rank
+            score[id_] += w / (c + rank)
+    # round so that sums of the same terms in another order still tie exactly
+    fused = sorted(score, key=lambda i: (-round(score[i], 12), best[i], first[i]))
+    if window is not None:
+        fused = fused[: max(window, 0)]
+    return [(i, score[i]) for i in fused]
