@@ -79,6 +79,8 @@ def iter_library(root: Path, config: ChunkingConfig) -> Iterator[Item]:
     for problem in sidecar.problems:
         yield IngestIssue(SIDECAR, problem, "warning")
     for path in scan_library(root, config):
+        if sidecar.excludes(relative_name(root, path)):
+            continue
         got = _read(root, path, config, sidecar)
         if isinstance(got, IngestIssue):
             yield got

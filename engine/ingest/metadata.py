@@ -37,6 +37,10 @@ class SidecarRule:
 class Sidecar:
     rules: tuple[SidecarRule, ...] = ()
     problems: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()  # globs of files that are not manuals (READMEs, scripts)
+
+    def excludes(self, rel_path: str) -> bool:
+        return any(_glob_match(rel_path, pattern) for pattern in self.exclude)
 
     def values_for(self, rel_path: str) -> dict[str, Any]:
         """Values of every matching rule, later rules winning."""
@@ -65,6 +69,10 @@ def read_sidecar(root: Path) -> Sidecar:
         return Sidecar(problems=(f"{SIDECAR}: cannot read ({e}); ignored",))
     rules: list[SidecarRule] = []
     problems: list[str] = []
+    exclude = data.get("exclude", [])
+    if not isinstance(exclude, list) or not all(isinstance(g, str) for g in exclude):
+        problems.append(f"{SIDECAR}: 'exclude' must be a list of globs; ignored")
+        exclude = []
     docs = data.get("documents", [])
     if not isinstance(docs, list):
         return Sidecar(problems=(f"{SIDECAR}: [[documents]] must be an array of tables; ignored",))
@@ -76,7 +84,7 @@ def read_sidecar(root: Path) -> Sidecar:
         if unknown:
             problems.append(f"{SIDECAR}: documents[{i}] unknown keys {unknown} ignored")
         rules.append(SidecarRule(entry["glob"], {k: v for k, v in entry.items() if k in KEYS}))
-    return Sidecar(tuple(rules), tuple(problems))
+    return Sidecar(tuple(rules), tuple(problems), tuple(exclude))
 
 
 def default_doc_id(rel_path: str) -> str:

@@ -45,3 +45,17 @@ def test_broken_sidecar_is_a_warning_not_a_crash(lib: Path) -> None:
     items = list(iter_library(lib, ChunkingConfig()))
     assert any(isinstance(i, IngestIssue) and i.path == "fieldqa.toml" and i.severity == "warning" for i in items)
     assert any(not isinstance(i, IngestIssue) and i[0].path == "a.md" for i in items)
+
+
+def test_sidecar_exclude_globs_are_not_indexed(tmp_path):
+    from engine.config import ChunkingConfig
+    from engine.ingest import iter_library
+
+    (tmp_path / "fieldqa.toml").write_text('exclude = ["README.md", "tools/*.py"]\n')
+    (tmp_path / "README.md").write_text("# About this folder\n\nNot a manual.\n")
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "gen.py").write_text("print('x')\n")
+    (tmp_path / "pump.md").write_text("# Pump\n\n## Oil\n\nChange the oil every 500 h.\n")
+    items = list(iter_library(tmp_path, ChunkingConfig()))
+    paths = [it[0].path if isinstance(it, tuple) else it.path for it in items]
+    assert paths == ["pump.md"]
