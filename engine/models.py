@@ -101,7 +101,9 @@ def load_tokenizer(model_dir: Path):
         raise ModelError(f"cannot read {path} ({e}): {FIX} --force") from e
 
 
+@lru_cache(maxsize=1)
 def default_embedder_dir() -> Path:
+    """The configured embedder folder (resolved once per process)."""
     from engine.config import load_config
 
     return load_config().embedder_dir
