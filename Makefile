@@ -30,6 +30,8 @@ $(INSTALL_STAMP): pyproject.toml
 # skips the work when the outputs match their manifest checksums
 models: setup
 	$(VENV)/bin/fieldqa models build
+	@if [ -f models/reranker-delta/delta.json ]; then $(PY) models/reranker/assemble.py; \
+	 else echo "models: no reranker delta shipped; the rerank stage reports itself unavailable"; fi
 
 index-samples: setup models
 	$(VENV)/bin/fieldqa index samples

@@ -1,0 +1,202 @@
+"""Golden-set evaluation: recall@k / MRR@10 per mode and family, losses per stage, timings.
+
+Questions file (the format of ``/work/shared/eval``): ``question<TAB>expected<TAB>family``,
+``expected`` = ``path:LINE`` targets joined by ``|``, or ``-`` (no passage answers it;
+such rows are excluded from recall).  ``#`` lines are comments.
+
+Each question is searched once, with the largest mode asked for: a ``full`` search's
+trace holds the lexical, vector and fused lists too, and they are exactly what the
+``lexical``, ``vector`` and ``hybrid`` modes return.  The ranked list of a mode is:
+lexical -> lexical stage, vector -> vector stage, hybrid -> fused stage, full -> context
+stage (the final passages; for k larger than the list, recall@k counts what is there).
+
+JSON shape (``evaluate()`` returns it, ``fieldqa eval --json`` prints it)::
+
+    {"questions": N,                      # rows read (after --limit)
+     "scored": M,                         # rows with an expected passage
+     "no_answer": N - M,
+     "modes": {MODE: {"recall@1": x, "recall@3": x, "recall@5": x, "recall@10": x, "mrr@10": x,
+                      "by_family": {FAMILY: {same keys, "questions": n}}}
+               | {"unavailable": "reason"}},
+     "losses": {STAGE: count},            # full mode only; STAGE in engine.diagnose.LOSS_STAGES
+                                          # plus "missed_by_lexical"/"missed_by_vector" (branch misses)
+     "timings_ms": {STAGE: {"p50": x, "p95": x}},   # per trace stage, plus "total"
+     "reranker": "ready: ..." | "degraded: ...",
+     ...hooks}                            # e.g. "answers" added by an EvalHook
+
+Hooks: ``evaluate(..., hooks=[h])`` calls ``h.observe(question, result)`` after each full
+search and puts ``h.summary()`` (a (key, JSON-able value) pair) into the output; the
+answers module uses this for its "answers" object: ``fieldqa eval --answers`` calls
+``engine.answer.eval_hook(library, config)`` and passes the hook it returns.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+
+from engine.config import FilterConfig
+from engine.diagnose import LOSS_STAGES, GoldResolver, Target, diagnose_result, parse_target
+from engine.types import SearchResult
+
+if TYPE_CHECKING:
+    from engine.pipeline import Library
+
+__all__ = ["Question", "EvalHook", "load_questions", "evaluate", "format_report", "KS", "MODE_STAGE"]
+
+KS = (1, 3, 5, 10)
+MODE_STAGE = {"lexical": "lexical", "vector": "vector", "hybrid": "fused", "full": "context"}
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    text: str
+    targets: tuple[Target, ...]  # () = no passage answers it
+    family: str
+    line: int  # line in the questions file
+
+
+class EvalHook(Protocol):
+    def observe(self, question: Question, result: SearchResult) -> None: ...
+
+    def summary(self) -> tuple[str, Any]: ...
+
+
+def load_questions(path: Path, limit: int | None = None) -> list[Question]:
+    out: list[Question] = []
+    for n, raw in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if not raw.strip() or raw.startswith("#"):
+            continue
+        parts = raw.split("\t")
+        if len(parts) < 2:
+            raise ValueError(f"{path}:{n}: expected question<TAB>expected<TAB>family")
+        text, expected = parts[0], parts[1].strip()
+        family = parts[2].strip() if len(parts) > 2 else ""
+        targets = () if expected == "-" else tuple(parse_target(t) for t in expected.split("|"))
+        out.append(Question(text, targets, family, n))
+        if limit is not None and len(out) >= limit:
+            break
+    return out
+
+
+def _top_mode(modes: Sequence[str]) -> str:
+    if "full" in modes:
+        return "full"
+    if "hybrid" in modes or ("lexical" in modes and "vector" in modes):
+        return "hybrid"
+    return modes[0]
+
+
+def _metrics(ranks: Sequence[int | None]) -> dict[str, float]:
+    n = len(ranks)
+    out: dict[str, float] = {}
+    for k in KS:
+        out[f"recall@{k}"] = round(sum(1 for r in ranks if r is not None and r <= k) / n, 4) if n else 0.0
+    out["mrr@10"] = round(sum(1.0 / r for r in ranks if r is not None and r <= 10) / n, 4) if n else 0.0
+    return out
+
+
+def _pct(values: Sequence[float]) -> dict[str, float]:
+    a = np.asarray(values, dtype=np.float64)
+    return {"p50": round(float(np.percentile(a, 50)), 2), "p95": round(float(np.percentile(a, 95)), 2)}
+
+
+def evaluate(library: Library, questions: Sequence[Question], *, modes: Sequence[str] = tuple(MODE_STAGE),
+             filters: FilterConfig | None = None, hooks: Sequence[EvalHook] = (),
+             progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    modes = [m for m in MODE_STAGE if m in modes]
+    if not modes:
+        raise ValueError(f"no known mode in {modes!r}; use {', '.join(MODE_STAGE)}")
+    unavailable: dict[str, str] = {}
+    for m in modes:  # probe: a mode that cannot run is reported, not fatal
+        try:
+            library.search("probe", mode=m, filters=filters)  # type: ignore[arg-type]
+        except Exception as e:  # noqa: BLE001 - the reason goes into the report
+            unavailable[m] = f"{type(e).__name__}: {e}"
+    runnable = [m for m in modes if m not in unavailable]
+    resolver = GoldResolver(library)
+    ranks: dict[str, list[int | None]] = {m: [] for m in runnable}
+    fam_ranks: dict[str, dict[str, list[int | None]]] = {m: {} for m in runnable}
+    losses = {s: 0 for s in LOSS_STAGES} | {"missed_by_lexical": 0, "missed_by_vector": 0}
+    timings: dict[str, list[float]] = {}
+    top = _top_mode(runnable) if runnable else None
+    known = {d.path for d in library.documents()}
+    issues = {i.path: i for i in library.issues() if i.severity == "skipped"}
+    scored = 0
+    for i, q in enumerate(questions):
+        if progress is not None:
+            progress(i, len(questions))
+        if top is None:
+            break
+        t0 = time.perf_counter()
+        result = library.search(q.text, mode=top, filters=filters)  # type: ignore[arg-type]
+        timings.setdefault("total", []).append((time.perf_counter() - t0) * 1000)
+        for s in result.trace.stages:
+            timings.setdefault(s.name, []).append(s.ms)
+        if top == "full":
+            for h in hooks:
+                h.observe(q, result)
+        if not q.targets:
+            continue
+        scored += 1
+        gold = resolver.hit_ids(q.targets)
+        for m in runnable:
+            stage = result.trace.stage(MODE_STAGE[m])
+            r = None
+            if stage is not None:
+                r = next((x.rank for x in stage.ranked if x.chunk_id in gold), None)
+            ranks[m].append(r)
+            fam_ranks[m].setdefault(q.family, []).append(r)
+        if top == "full":
+            dg = diagnose_result(library, result.trace, q.targets, filters=filters, resolver=resolver,
+                                 known=known, issues=issues)
+            if dg.stage is not None:
+                losses[dg.stage] += 1
+            for b in dg.branch_misses:
+                losses[f"missed_by_{b}"] += 1
+    if progress is not None:
+        progress(len(questions), len(questions))
+    out: dict[str, Any] = {"questions": len(questions), "scored": scored, "no_answer": len(questions) - scored,
+                           "modes": {}}
+    for m in modes:
+        if m in unavailable:
+            out["modes"][m] = {"unavailable": unavailable[m]}
+            continue
+        entry: dict[str, Any] = _metrics(ranks[m])
+        entry["by_family"] = {f: {**_metrics(r), "questions": len(r)} for f, r in sorted(fam_ranks[m].items())}
+        out["modes"][m] = entry
+    out["losses"] = losses if top == "full" else {}
+    out["timings_ms"] = {s: _pct(v) for s, v in timings.items()}
+    out["reranker"] = library.reranker_status
+    for h in hooks:
+        key, value = h.summary()
+        out[key] = value
+    return out
+
+
+def format_report(report: dict[str, Any]) -> str:
+    """The plain-text table ``fieldqa eval`` prints."""
+    lines = [f"questions: {report['questions']} (scored {report['scored']}, no-answer {report['no_answer']})",
+             f"reranker: {report.get('reranker', '?')}", ""]
+    head = f"{'mode':<8} {'family':<10} {'n':>5} " + " ".join(f"{'R@' + str(k):>6}" for k in KS) + f" {'MRR@10':>7}"
+    lines.append(head)
+    for mode, e in report["modes"].items():
+        if "unavailable" in e:
+            lines.append(f"{mode:<8} unavailable: {e['unavailable']}")
+            continue
+        rows = [("all", report["scored"], e)] + [(f, v["questions"], v) for f, v in e["by_family"].items()]
+        for fam, n, v in rows:
+            lines.append(f"{mode:<8} {fam:<10} {n:>5} " + " ".join(f"{v[f'recall@{k}']:>6.3f}" for k in KS)
+                         + f" {v['mrr@10']:>7.3f}")
+    if report.get("losses"):
+        lines += ["", "full pipeline, where expected passages were lost:"]
+        lines += [f"  {k:<18} {v}" for k, v in report["losses"].items()]
+    if report.get("timings_ms"):
+        lines += ["", "timings (ms):   p50      p95"]
+        lines += [f"  {k:<10} {v['p50']:>8.1f} {v['p95']:>8.1f}" for k, v in report["timings_ms"].items()]
+    return "\n".join(lines)

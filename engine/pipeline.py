@@ -1,0 +1,671 @@
+"""`Library`: open an index, (re)build it incrementally, search it with a per-stage trace.
+
+    lib = Library.open(folder, config)        # loads the current generation (or none yet)
+    report = lib.build(progress=cb, cancel=ev) # scan -> chunk -> embed -> index -> switch
+    result = lib.search("question")            # hits + Trace(lexical, vector, fused, rerank, context)
+    answer = lib.ask("question")               # engine.answer.compose_answer(...)
+
+Stages of ``search(mode="full")``:
+
+1. eligibility mask (engine.eligibility), passed *into* both branches;
+2. lexical: ``LexicalIndex.search(q, lexical_depth, eligible=mask)``;
+3. vector: ``VectorIndex.search(embed(q), vector_depth, eligible=mask)``;
+4. fused: reciprocal rank fusion, one candidate per chunk id, top ``fused_window``;
+5. rerank: the cross-encoder over the top ``rerank_input`` fused candidates; without a
+   model, on error or past ``rerank_timeout_ms`` the fused order is kept and the stage
+   note says ``degraded: ...``;
+6. context: top ``final_context`` after rerank, duplicates removed, neighbours added
+   within ``context_token_budget`` (engine.context).
+
+Modes: ``lexical`` / ``vector`` stop after their branch (hits = that list), ``hybrid`` after
+fusion (hits = fused window), ``full`` runs everything (hits = context).
+
+Threading: one writer (``build``) and any number of readers.  Readers work on an immutable
+snapshot of the current generation; ``build`` swaps it in after the SQLite switch.
+
+Test hook (documented, for subprocess tests that cannot inject an embedder):
+``FIELDQA_TEST_EMBEDDER=hash`` makes ``Library.open`` use ``HashEmbedder`` (character
+n-gram hashing, no model files) when no embedder is passed; ``FIELDQA_TEST_EMBED_DELAY_MS``
+adds a sleep per embedded passage.  Nothing else reads these variables.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import hashlib
+import json
+import os
+import re
+import shutil
+import threading
+import time
+import zlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from engine.config import Config, FilterConfig
+from engine.context import ContextItem, assemble_context
+from engine.eligibility import Eligibility
+from engine.errors import IndexCorrupt
+from engine.store import (
+    FORMAT_VERSION, DocumentRecord, IndexMismatch, IndexStore, meta_to_json, rebuild_hint,
+)
+from engine.types import (
+    Chunk, Document, DocumentMeta, Hit, IngestIssue, IngestReport, Ranked, SearchResult, Stage, Trace,
+)
+
+__all__ = ["Library", "BuildProgress", "BuildCancelled", "HashEmbedder", "Mode", "MODES", "EMBED_BATCH"]
+
+Mode = Literal["lexical", "vector", "hybrid", "full"]
+MODES: tuple[str, ...] = ("lexical", "vector", "hybrid", "full")
+EMBED_BATCH = 64  # passages per embedder call during a build (cache commit + progress + cancel point)
+SPACE = "cosine"
+
+
+@dataclass(frozen=True, slots=True)
+class BuildProgress:
+    phase: Literal["scan", "chunk", "embed", "index"]
+    done: int
+    total: int
+    eta_s: float | None = None
+    note: str = ""
+
+
+class BuildCancelled(Exception):
+    """The build was cancelled; the previous generation is still the current one."""
+
+
+class HashEmbedder:
+    """Deterministic stand-in embedder for tests: hashed character 3-grams of words.
+
+    Not a model: similar spellings give similar vectors, which is all the tests need.
+    """
+
+    model_id = "test-hash"
+    checksum = "test-hash-v1"
+    dim = 384
+
+    def __init__(self, delay_s: float = 0.0):
+        self.delay_s = delay_s
+        self.passage_calls = 0
+        self.passages_embedded = 0
+
+    def count_tokens(self, text: str) -> int:
+        return len(re.findall(r"\w+|[^\w\s]", text))
+
+    def _vec(self, text: str) -> np.ndarray:
+        v = np.zeros(self.dim, np.float32)
+        for word in re.findall(r"\w+", text.casefold()):
+            w = f"#{word}#"
+            for i in range(max(1, len(w) - 2)):
+                h = zlib.crc32(w[i:i + 3].encode())
+                v[h % self.dim] += 1.0 if (h >> 16) & 1 else -1.0
+        n = float(np.linalg.norm(v))
+        if n == 0:
+            v[0] = 1.0
+            n = 1.0
+        return v / n
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return np.stack([self._vec(t) for t in texts]) if texts else np.zeros((0, self.dim), np.float32)
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        self.passage_calls += 1
+        self.passages_embedded += len(texts)
+        if self.delay_s:
+            time.sleep(self.delay_s * len(texts))
+        return self.embed_queries(texts)
+
+
+def _env_embedder() -> HashEmbedder | None:
+    if os.environ.get("FIELDQA_TEST_EMBEDDER") == "hash":
+        return HashEmbedder(float(os.environ.get("FIELDQA_TEST_EMBED_DELAY_MS", "0")) / 1000.0)
+    return None
+
+
+@dataclass(slots=True)
+class _Snapshot:
+    """Everything a reader needs, for one generation. Never mutated after publication
+    (except the mask cache, whose entries are pure functions of their key)."""
+
+    generation: int | None
+    chunks: tuple[Chunk, ...] = ()
+    metas: tuple[DocumentMeta, ...] = ()  # per row
+    by_id: Mapping[str, int] = field(default_factory=dict)
+    by_path: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    doc_meta: Mapping[str, DocumentMeta] = field(default_factory=dict)
+    lexical: Any = None
+    vectors: Any = None
+    manifest: Mapping[str, Any] = field(default_factory=dict)
+    masks: dict = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, generation: int | None, chunks: Sequence[Chunk], doc_meta: Mapping[str, DocumentMeta],
+           lexical: Any, vectors: Any, manifest: Mapping[str, Any]) -> _Snapshot:
+        by_id: dict[str, int] = {}
+        by_path: dict[str, list[int]] = {}
+        for row, c in enumerate(chunks):
+            by_id.setdefault(c.id, row)
+            by_path.setdefault(c.path, []).append(row)
+        metas = tuple(doc_meta[c.path] for c in chunks)
+        return cls(generation, tuple(chunks), metas, by_id, {p: tuple(r) for p, r in by_path.items()},
+                   dict(doc_meta), lexical, vectors, manifest)
+
+    def mask(self, rule: Eligibility) -> np.ndarray:
+        m = self.masks.get(rule)
+        if m is None:
+            m = self.masks[rule] = rule.mask(self.metas)
+            m.setflags(write=False)
+        return m
+
+
+def _text_sha(chunk: Chunk) -> str:
+    return hashlib.sha256(chunk.search_text.encode("utf-8")).hexdigest()
+
+
+class Library:
+    """One library folder and its index. See the module docstring."""
+
+    def __init__(self, root: Path, config: Config, store: IndexStore, embedder: Any, reranker: Any):
+        self.root = root
+        self.config = config
+        self.store = store
+        self.embedder = embedder
+        self._reranker = reranker  # CrossEncoder, a str (why unavailable) or None (not tried)
+        self._reranker_lock = threading.Lock()
+        self._rerank_pool: concurrent.futures.ThreadPoolExecutor | None = None
+        self._build_lock = threading.Lock()
+        self._snap = _Snapshot(None)
+
+    # ---- opening ---------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, root: Path, config: Config, index_dir: Path | None = None, *, embedder: Any = None,
+             reranker: Any = None, create: bool = True, repair: bool = False) -> Library:
+        """Open (or create) the index of ``root``.
+
+        Raises ``IndexCorrupt`` / ``IndexMismatch`` (messages name the rebuild command) when
+        the index cannot be used; ``repair=True`` (``fieldqa index --rebuild``) instead
+        discards a corrupt database and ignores a mismatched generation, so that
+        ``build(rebuild=True)`` can start over.  Raises ``engine.models.ModelError`` when no
+        embedder is injected and the model folder is missing.
+        """
+        root = Path(root)
+        index_dir = Path(index_dir) if index_dir is not None else config.index_dir_for(root)
+        if embedder is None:
+            embedder = _env_embedder()
+        if embedder is None:
+            from engine.models import Embedder
+
+            embedder = Embedder(config.embedder_dir, threads=config.models.threads,
+                                max_length=config.models.max_length, batch_size=config.models.batch_size)
+        try:
+            store = IndexStore.open(index_dir, create=create, library=root)
+        except IndexMismatch:
+            if not repair:
+                raise
+            IndexStore.destroy(index_dir)
+            store = IndexStore.open(index_dir, create=True, library=root)
+        except IndexCorrupt:
+            if not repair or not (index_dir / "index.sqlite").exists():
+                raise
+            IndexStore.destroy(index_dir)
+            store = IndexStore.open(index_dir, create=True, library=root)
+        lib = cls(root, config, store, embedder, reranker)
+        try:
+            lib._snap = lib._load_snapshot()
+        except IndexCorrupt:
+            if not repair:
+                store.close()
+                raise
+        return lib
+
+    @classmethod
+    def in_memory(cls, chunks: Sequence[Chunk], doc_meta: Mapping[str, DocumentMeta], lexical: Any,
+                  vectors: Any, config: Config, index_dir: Path, *, embedder: Any, reranker: Any = None) -> Library:
+        """A library over ready-made chunks and indexes, bypassing ingestion and the store
+        (benchmarks at synthetic scale). ``index_dir`` holds an empty store; ``documents()``
+        and ``document_text()`` know nothing."""
+        store = IndexStore.open(index_dir)
+        lib = cls(Path(index_dir), config, store, embedder, reranker)
+        lib._snap = _Snapshot.of(0, chunks, doc_meta, lexical, vectors, {})
+        return lib
+
+    def close(self) -> None:
+        if self._rerank_pool is not None:
+            self._rerank_pool.shutdown(wait=False, cancel_futures=True)
+        self.store.close()
+
+    def __enter__(self) -> Library:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _expected_manifest(self) -> dict[str, Any]:
+        from engine.lexical import TOKENIZER_VERSION
+
+        return {
+            "format": FORMAT_VERSION,
+            "embedder": {"model_id": self.embedder.model_id, "checksum": self.embedder.checksum,
+                         "dim": int(self.embedder.dim)},
+            "space": SPACE,
+            "lexical": {"tokenizer": TOKENIZER_VERSION},
+            "chunking": {"max_tokens": self.config.chunking.max_tokens,
+                         "overlap_tokens": self.config.chunking.overlap_tokens,
+                         "semantic": self.config.chunking.semantic},
+        }
+
+    def _check_manifest(self, manifest: Mapping[str, Any]) -> None:
+        want = self._expected_manifest()
+        hint = rebuild_hint(self.root)
+        problems = []
+        for key, label in (("embedder", "embedder"), ("space", "vector space"),
+                           ("lexical", "lexical tokenizer"), ("chunking", "chunker settings")):
+            if manifest.get(key) != want[key]:
+                problems.append(f"{label}: index has {json.dumps(manifest.get(key))}, "
+                                f"current is {json.dumps(want[key])}")
+        if problems:
+            raise IndexMismatch(f"index at {self.store.dir} was built differently ("
+                                + "; ".join(problems) + f"): {hint}")
+
+    def _load_snapshot(self) -> _Snapshot:
+        from engine.lexical import LexicalIndex
+        from engine.vectors import VectorIndex
+
+        gen = self.store.current()
+        if gen is None:
+            return _Snapshot(None)
+        self._check_manifest(gen.manifest)
+        hint = rebuild_hint(self.root)
+        chunks = self.store.chunks()
+        doc_meta = {p: m for p, (_sha, _fmt, _mj, m) in self.store.document_rows().items()}
+        missing = {c.path for c in chunks} - doc_meta.keys()
+        if missing:
+            raise IndexCorrupt(f"index at {self.store.dir}: chunks of unknown documents "
+                               f"({sorted(missing)[:3]}): {hint}")
+        try:
+            lexical = LexicalIndex.load(gen.dir / "lexical")
+            vectors = VectorIndex.load(gen.dir / "vectors", dim=int(self.embedder.dim))
+        except IndexCorrupt as e:
+            raise IndexCorrupt(f"{e}: {hint}") from e
+        except (OSError, ValueError, RuntimeError) as e:
+            raise IndexCorrupt(f"index at {gen.dir} is unreadable ({type(e).__name__}: {e}): {hint}") from e
+        if len(lexical) != len(chunks) or len(vectors) != len(chunks):
+            raise IndexCorrupt(f"index at {gen.dir}: components hold {len(lexical)}/{len(vectors)} rows, "
+                               f"database {len(chunks)}: {hint}")
+        return _Snapshot.of(gen.number, chunks, doc_meta, lexical, vectors, gen.manifest)
+
+    # ---- building --------------------------------------------------------------------
+
+    def build(self, progress: Callable[[BuildProgress], None] | None = None,
+              cancel: threading.Event | None = None, rebuild: bool = False) -> IngestReport:
+        """Scan the library, re-chunk changed files, embed new texts, switch to a new generation.
+
+        A document is re-chunked only when its bytes (sha256) or metadata changed, or with
+        ``rebuild``. Embeddings come from the cache when (model checksum, text) is known.
+        Raises ``BuildCancelled`` when ``cancel`` is set; the previous generation stays.
+        """
+        from engine.chunking import chunk_document
+        from engine.ingest import iter_library
+        from engine.lexical import LexicalIndex
+        from engine.vectors import VectorIndex
+
+        report = progress or (lambda p: None)
+
+        def check() -> None:
+            if cancel is not None and cancel.is_set():
+                raise BuildCancelled("build cancelled; the previous index is unchanged")
+
+        with self._build_lock:
+            fingerprint = self._fingerprint()
+            if (not rebuild and self._snap.generation is not None
+                    and self.store.get_info("fingerprint") == fingerprint):
+                # no file added, removed or touched since the last build: nothing to read
+                report(BuildProgress("scan", 0, 0, note="unchanged"))
+                docs_now = self.store.documents()
+                return IngestReport(documents=len(docs_now), chunks=len(self._snap.chunks),
+                                    issues=tuple(self.store.issues()), unchanged=len(docs_now), removed=0)
+            self.store.remove_stale_generations()
+            old_docs = {} if rebuild else self.store.document_rows()
+            old_chunks: dict[str, list[Chunk]] = {}
+            if old_docs and self._snap.generation is not None:
+                for c in self._snap.chunks:
+                    old_chunks.setdefault(c.path, []).append(c)
+            # scan
+            docs: list[tuple[Document, list | None]] = []
+            issues: list[IngestIssue] = []
+            report(BuildProgress("scan", 0, 0))
+            for item in iter_library(self.root, self.config.chunking):
+                check()
+                if isinstance(item, IngestIssue):
+                    issues.append(item)
+                    continue
+                docs.append(item)
+                report(BuildProgress("scan", len(docs), 0))
+            docs.sort(key=lambda d: d[0].path)
+            # chunk
+            chunks_by_doc: list[list[Chunk]] = []
+            unchanged = 0
+            t0 = time.monotonic()
+            for i, (doc, blocks) in enumerate(docs):
+                check()
+                old = old_docs.get(doc.path)
+                if old is not None and old[0] == doc.sha256 and old[2] == meta_to_json(doc.meta) \
+                        and doc.path in old_chunks:
+                    chunks_by_doc.append(old_chunks[doc.path])
+                    unchanged += 1
+                else:
+                    chunks_by_doc.append(list(chunk_document(doc, blocks, self.embedder.count_tokens,
+                                                             self.config.chunking)))
+                report(BuildProgress("chunk", i + 1, len(docs), _eta(t0, i + 1, len(docs))))
+            removed = len(set(old_docs) - {d.path for d, _b in docs})
+            if (not rebuild and self._snap.generation is not None and unchanged == len(docs)
+                    and removed == 0 and set(issues) == set(self.store.issues())):
+                self.store.set_info("fingerprint", fingerprint)
+                return IngestReport(documents=len(docs), chunks=len(self._snap.chunks), issues=tuple(issues),
+                                    unchanged=unchanged, removed=0)
+            chunks = [c for cs in chunks_by_doc for c in cs]
+            shas = [_text_sha(c) for c in chunks]
+            # embed
+            vectors = self._embed_all(chunks, shas, report, check)
+            # index
+            check()
+            report(BuildProgress("index", 0, 2))
+            lexical = LexicalIndex.build([c.search_text for c in chunks])
+            report(BuildProgress("index", 1, 2))
+            vindex = VectorIndex.build(vectors, m=self.config.retrieval.hnsw_m,
+                                       ef_construction=self.config.retrieval.hnsw_ef_construction)
+            check()
+            number, gdir = self.store.new_generation_dir()
+            try:
+                lexical.save(gdir / "lexical")
+                vindex.save(gdir / "vectors")
+                manifest = {**self._expected_manifest(), "generation": number, "chunks": len(chunks),
+                            "documents": len(docs), "created": time.strftime("%Y-%m-%dT%H:%M:%S")}
+                doc_rows = [(d.path, d.meta.doc_id, d.sha256, d.format, meta_to_json(d.meta), d.meta.status,
+                             len(cs), d.text, json.dumps(list(d.page_starts)))
+                            for (d, _b), cs in zip(docs, chunks_by_doc)]
+                check()
+                self.store.commit_generation(number, gdir, manifest, doc_rows, chunks, shas, issues,
+                                             info={"fingerprint": fingerprint})
+            except BaseException:
+                # nothing points at gdir yet: the next build would delete it; do it now
+                shutil.rmtree(gdir, ignore_errors=True)
+                raise
+            report(BuildProgress("index", 2, 2))
+            doc_meta = {d.path: d.meta for d, _b in docs}
+            self._snap = _Snapshot.of(number, chunks, doc_meta, lexical, vindex, manifest)
+            self.store.remove_stale_generations()
+            return IngestReport(documents=len(docs), chunks=len(chunks), issues=tuple(issues),
+                                unchanged=unchanged, removed=removed)
+
+    def _fingerprint(self) -> str:
+        """Hash of every candidate file's (path, size, mtime) and of the settings a build depends on.
+
+        Equal fingerprints mean a build would find nothing to do, so it is skipped without
+        parsing; any change (even a touch) falls back to the sha256 comparison per file.
+        """
+        from engine.ingest import scan_library
+
+        h = hashlib.sha256(json.dumps(self._expected_manifest(), sort_keys=True).encode())
+        h.update(repr(self.config.chunking).encode())
+        if self.root.is_dir():
+            for p in scan_library(self.root, self.config.chunking):
+                try:
+                    st = p.stat()
+                except OSError:
+                    continue
+                h.update(f"{p.relative_to(self.root).as_posix()}\0{st.st_size}\0{st.st_mtime_ns}\0"
+                         f"{st.st_ctime_ns}\0{st.st_ino}\n".encode())
+            side = self.root / "fieldqa.toml"
+            if side.is_file():
+                h.update(side.read_bytes())
+        return h.hexdigest()
+
+    def _embed_all(self, chunks: Sequence[Chunk], shas: Sequence[str],
+                   report: Callable[[BuildProgress], None], check: Callable[[], None]) -> np.ndarray:
+        dim = int(self.embedder.dim)
+        checksum = self.embedder.checksum
+        out = np.zeros((len(chunks), dim), np.float32)
+        cached = self.store.cached_embeddings(checksum, shas)
+        todo: dict[str, str] = {}  # sha -> text, first occurrence
+        for c, sha in zip(chunks, shas):
+            if sha not in cached and sha not in todo:
+                todo[sha] = c.search_text
+        total = len(todo)
+        report(BuildProgress("embed", 0, total, note=f"{len(cached)} cached"))
+        items = sorted(todo.items(), key=lambda kv: len(kv[1]))  # similar lengths batch well
+        t0 = time.monotonic()
+        done = 0
+        for i in range(0, len(items), EMBED_BATCH):
+            check()
+            part = items[i:i + EMBED_BATCH]
+            vecs = np.asarray(self.embedder.embed_passages([t for _s, t in part]), dtype=np.float32)
+            if vecs.shape != (len(part), dim):
+                raise ValueError(f"embedder returned shape {vecs.shape}, expected ({len(part)}, {dim})")
+            self.store.put_embeddings(checksum, [(s, v) for (s, _t), v in zip(part, vecs)])
+            cached.update({s: v for (s, _t), v in zip(part, vecs)})
+            done += len(part)
+            report(BuildProgress("embed", done, total, _eta(t0, done, total)))
+        for row, sha in enumerate(shas):
+            out[row] = cached[sha]
+        return out
+
+    # ---- searching -------------------------------------------------------------------
+
+    def eligibility(self, filters: FilterConfig | None = None) -> Eligibility:
+        return Eligibility.from_filters(filters if filters is not None else self.config.filters)
+
+    def search(self, question: str, *, mode: Mode = "full", filters: FilterConfig | None = None) -> SearchResult:
+        if mode not in MODES:
+            raise ValueError(f"unknown mode {mode!r}; use one of {', '.join(MODES)}")
+        snap = self._snap
+        rc = self.config.retrieval
+        rule = self.eligibility(filters)
+        stages: list[Stage] = []
+        if snap.generation is None or not snap.chunks:
+            note = "index is empty: run `fieldqa index`"
+            return SearchResult(question, (), Trace(question, 0, len(snap.chunks), (
+                Stage("lexical", (), rc.lexical_depth, 0.0, note),), rule.describe()))
+        mask = snap.mask(rule)
+        eligible = int(mask.sum())
+
+        def keep(pairs: Sequence[tuple[int, float]]) -> list[tuple[str, float]]:
+            # defence in depth: a row the mask excludes never leaves a branch
+            out, seen = [], set()
+            for row, score in pairs:
+                cid = snap.chunks[row].id
+                if mask[row] and cid not in seen:
+                    seen.add(cid)
+                    out.append((cid, float(score)))
+            return out
+
+        lex: list[tuple[str, float]] = []
+        vec: list[tuple[str, float]] = []
+        if mode in ("lexical", "hybrid", "full"):
+            t = time.perf_counter()
+            lex = keep(snap.lexical.search(question, rc.lexical_depth, eligible=mask))
+            stages.append(_stage("lexical", lex, rc.lexical_depth, t))
+        if mode in ("vector", "hybrid", "full"):
+            t = time.perf_counter()
+            qvec = np.asarray(self.embedder.embed_queries([question]), dtype=np.float32)[0]
+            t_embed = (time.perf_counter() - t) * 1000
+            vec = keep(snap.vectors.search(qvec, rc.vector_depth, eligible=mask, ef=rc.hnsw_ef_search,
+                                           exact_below=rc.exact_search_below))
+            stages.append(_stage("vector", vec, rc.vector_depth, t, f"query embedding {t_embed:.0f} ms"))
+        final: list[tuple[str, float]]
+        if mode == "lexical":
+            final = lex
+        elif mode == "vector":
+            final = vec
+        else:
+            from engine.fusion import fuse_rrf
+
+            t = time.perf_counter()
+            fused = [(cid, float(s)) for cid, s in fuse_rrf([[c for c, _ in lex], [c for c, _ in vec]],
+                                                             c=rc.rrf_c)][:rc.fused_window]
+            stages.append(_stage("fused", fused, rc.fused_window, t, f"rrf c={rc.rrf_c}"))
+            final = fused
+            if mode == "full":
+                t = time.perf_counter()
+                reranked, note = self._rerank(question, [(snap.chunks[snap.by_id[c]], s)
+                                                         for c, s in fused[:rc.rerank_input]])
+                stages.append(_stage("rerank", reranked, rc.rerank_input, t, note))
+                t = time.perf_counter()
+                ranked = [(snap.chunks[snap.by_id[c]], s) for c, s in reranked]
+                ranked += [(snap.chunks[snap.by_id[c]], s) for c, s in fused[rc.rerank_input:]]
+                items = assemble_context(
+                    ranked, final=rc.final_context, token_budget=rc.context_token_budget,
+                    meta_of=lambda ch: snap.metas[snap.by_id[ch.id]],
+                    next_chunk=lambda ch: self._next_in(snap, ch),
+                    section_tokens=lambda ch: sum(x.tokens for x in self._section_in(snap, ch)),
+                )
+                items = [it for it in items if mask[snap.by_id[it.chunk.id]]]
+                final = [(it.chunk.id, it.score) for it in items]
+                stages.append(_stage("context", final, rc.final_context, t, _context_note(items)))
+        hits = []
+        for rank, (cid, score) in enumerate(final, 1):
+            row = snap.by_id[cid]
+            m = snap.metas[row]
+            hits.append(Hit(snap.chunks[row], rank, score, m.title, m.date, m.status))
+        trace = Trace(question, eligible, len(snap.chunks), tuple(stages), rule.describe())
+        return SearchResult(question, tuple(hits), trace)
+
+    def _rerank(self, question: str, cands: Sequence[tuple[Chunk, float]]) -> tuple[list[tuple[str, float]], str]:
+        kept = [(c.id, s) for c, s in cands]
+        if not cands:
+            return kept, ""
+        model = self._get_reranker()
+        if isinstance(model, str):
+            return kept, f"degraded: {model}; fused order kept"
+        timeout = self.config.retrieval.rerank_timeout_ms / 1000.0
+        if self._rerank_pool is None:
+            self._rerank_pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="rerank")
+        fut = self._rerank_pool.submit(model.score, question, [c.search_text for c, _ in cands])
+        try:
+            scores = np.asarray(fut.result(timeout=timeout), dtype=np.float64)
+        except concurrent.futures.TimeoutError:
+            return kept, f"degraded: reranker exceeded {self.config.retrieval.rerank_timeout_ms} ms; fused order kept"
+        except Exception as e:  # a failing model must not take search down: visible, not silent
+            return kept, f"degraded: reranker failed ({type(e).__name__}: {e}); fused order kept"
+        order = sorted(range(len(cands)), key=lambda i: (-scores[i], i))
+        return [(cands[i][0].id, float(scores[i])) for i in order], f"cross-encoder {model.model_id}"
+
+    def _get_reranker(self) -> Any:
+        with self._reranker_lock:
+            if self._reranker is None:
+                d = self.config.reranker_dir
+                if d is None:
+                    self._reranker = "no reranker configured (models.reranker = '')"
+                elif not (d / "model.onnx").is_file():
+                    self._reranker = f"no reranker model at {d}"
+                else:
+                    from engine.models import CrossEncoder, ModelError
+
+                    try:
+                        self._reranker = CrossEncoder(d, threads=self.config.models.threads,
+                                                      max_length=self.config.models.rerank_max_length)
+                    except ModelError as e:
+                        self._reranker = f"reranker unavailable ({e})"
+            return self._reranker
+
+    @property
+    def reranker_status(self) -> str:
+        r = self._get_reranker()
+        return f"degraded: {r}" if isinstance(r, str) else f"ready: {r.model_id}"
+
+    def ask(self, question: str, filters: FilterConfig | None = None):
+        from engine.answer import compose_answer
+
+        return compose_answer(question, self.search(question, mode="full", filters=filters), self, self.config)
+
+    # ---- accessors -------------------------------------------------------------------
+
+    @property
+    def generation(self) -> int | None:
+        return self._snap.generation
+
+    def __len__(self) -> int:
+        return len(self._snap.chunks)
+
+    def all_chunks(self) -> tuple[Chunk, ...]:
+        return self._snap.chunks
+
+    def documents(self) -> list[DocumentRecord]:
+        return self.store.documents()
+
+    def issues(self) -> list[IngestIssue]:
+        return self.store.issues()
+
+    def chunk(self, chunk_id: str) -> Chunk:
+        snap = self._snap
+        try:
+            return snap.chunks[snap.by_id[chunk_id]]
+        except KeyError:
+            raise KeyError(f"no chunk {chunk_id!r} in the index") from None
+
+    def chunks_of(self, path: str) -> list[Chunk]:
+        snap = self._snap
+        return [snap.chunks[r] for r in snap.by_path.get(path, ())]
+
+    @staticmethod
+    def _next_in(snap: _Snapshot, chunk: Chunk) -> Chunk | None:
+        rows = snap.by_path.get(chunk.path, ())
+        row = snap.by_id.get(chunk.id)
+        if row is None or row not in rows:
+            return None
+        i = rows.index(row)
+        return snap.chunks[rows[i + 1]] if i + 1 < len(rows) else None
+
+    @staticmethod
+    def _section_in(snap: _Snapshot, chunk: Chunk) -> list[Chunk]:
+        return [snap.chunks[r] for r in snap.by_path.get(chunk.path, ())
+                if snap.chunks[r].section_id == chunk.section_id]
+
+    def neighbours(self, chunk_id: str) -> tuple[Chunk | None, Chunk | None]:
+        snap = self._snap
+        c = self.chunk(chunk_id)
+        rows = snap.by_path[c.path]
+        i = rows.index(snap.by_id[chunk_id])
+        prev = snap.chunks[rows[i - 1]] if i > 0 else None
+        nxt = snap.chunks[rows[i + 1]] if i + 1 < len(rows) else None
+        return prev, nxt
+
+    def section(self, chunk_id: str) -> list[Chunk]:
+        return self._section_in(self._snap, self.chunk(chunk_id))
+
+    def document_text(self, path: str) -> str:
+        text = self.store.document_text(path)
+        if text is None:
+            raise KeyError(f"no document {path!r} in the index")
+        return text
+
+    def meta_of(self, item: str | Chunk) -> DocumentMeta:
+        path = item.path if isinstance(item, Chunk) else item
+        try:
+            return self._snap.doc_meta[path]
+        except KeyError:
+            raise KeyError(f"no document {path!r} in the index") from None
+
+
+def _stage(name: str, pairs: Sequence[tuple[str, float]], window: int, t0: float, note: str = "") -> Stage:
+    ms = (time.perf_counter() - t0) * 1000
+    return Stage(name, tuple(Ranked(cid, i, s) for i, (cid, s) in enumerate(pairs, 1)), window, ms, note)
+
+
+def _context_note(items: Sequence[ContextItem]) -> str:
+    n = sum(1 for it in items if it.role == "expansion")
+    return f"+{n} expanded (neighbour/short section)" if n else ""
+
+
+def _eta(t0: float, done: int, total: int) -> float | None:
+    if done <= 0 or total <= 0:
+        return None
+    elapsed = time.monotonic() - t0
+    return elapsed / done * (total - done)
+

@@ -1,0 +1,384 @@
+"""On-disk index of one library: SQLite as the single commit point, plus generation folders.
+
+Layout of an index folder::
+
+    index.sqlite         documents, chunks, ingest issues, generations, embedding cache (WAL)
+    gen-0007/            the current generation's component files
+      manifest.json      format, embedder id/checksum/dim, space, tokenizer, chunker settings
+      lexical/           LexicalIndex.save()
+      vectors/           VectorIndex.save()
+
+A build writes a *new* ``gen-N`` folder completely (and fsyncs it), then one SQLite
+transaction replaces documents/chunks/issues and points ``current_generation`` at
+``N``.  Until that transaction commits, readers and a killed build see the previous
+generation; afterwards the old folder is deleted.  Folders that no generation row
+references (a build that crashed before its commit) are deleted by the next build.
+
+The embedding cache is keyed by (embedder checksum, sha256 of ``Chunk.search_text``)
+and committed in batches during a build, so a cancelled or killed build keeps the
+embeddings it paid for.
+
+Every failure to read the index raises ``IndexCorrupt`` or ``IndexMismatch`` with a
+message that names the rebuild command; callers print it, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import sqlite3
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date as Date
+from pathlib import Path
+
+import numpy as np
+
+from engine.errors import IndexCorrupt
+from engine.types import Chunk, DocumentMeta, IngestIssue
+
+__all__ = [
+    "FORMAT_VERSION", "DB_NAME", "IndexStore", "IndexMismatch", "DocumentRecord", "Generation",
+    "rebuild_hint", "meta_to_json", "meta_from_json",
+]
+
+FORMAT_VERSION = 1
+DB_NAME = "index.sqlite"
+MANIFEST = "manifest.json"
+_GEN_RE = re.compile(r"^gen-(\d{4,})$")
+
+
+class IndexMismatch(IndexCorrupt):
+    """The index is readable but was built with another model, tokenizer or chunker."""
+
+
+def rebuild_hint(library: Path | str | None = None) -> str:
+    where = str(library) if library is not None else "PATH"
+    return f"rebuild it with `fieldqa index {where} --rebuild`"
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentRecord:
+    """One indexed file as the TUI's library view and the answer module see it."""
+
+    path: str
+    sha256: str
+    format: str
+    meta: DocumentMeta
+    chunks: int
+    issues: tuple[IngestIssue, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Generation:
+    number: int
+    dir: Path
+    manifest: dict
+
+
+# ---- (de)serialisation of metadata ------------------------------------------------------
+
+
+def meta_to_json(meta: DocumentMeta) -> str:
+    return json.dumps({
+        "doc_id": meta.doc_id, "title": meta.title, "version": meta.version,
+        "date": meta.date.isoformat() if meta.date else None, "models": list(meta.models),
+        "status": meta.status, "visibility": list(meta.visibility), "language": meta.language,
+    }, ensure_ascii=False)
+
+
+def meta_from_json(text: str) -> DocumentMeta:
+    d = json.loads(text)
+    return DocumentMeta(
+        doc_id=d["doc_id"], title=d["title"], version=d["version"],
+        date=Date.fromisoformat(d["date"]) if d.get("date") else None,
+        models=tuple(d["models"]), status=d["status"], visibility=tuple(d["visibility"]),
+        language=d.get("language", ""),
+    )
+
+
+_CHUNK_COLS = ("id", "doc_id", "version", "path", "start_line", "end_line", "heading_path",
+               "char_start", "char_end", "kind", "section_id", "language", "text", "context",
+               "tokens", "page", "ordinal")
+
+_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS info (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS generations (
+    number INTEGER PRIMARY KEY, dir TEXT NOT NULL, chunks INTEGER NOT NULL,
+    created TEXT NOT NULL DEFAULT (datetime('now')));
+CREATE TABLE IF NOT EXISTS documents (
+    path TEXT PRIMARY KEY, doc_id TEXT NOT NULL, sha256 TEXT NOT NULL, format TEXT NOT NULL,
+    meta TEXT NOT NULL, status TEXT NOT NULL, chunks INTEGER NOT NULL,
+    text TEXT NOT NULL, page_starts TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS chunks (
+    row INTEGER PRIMARY KEY, {", ".join(c + (" TEXT" if c not in ("start_line", "end_line",
+        "char_start", "char_end", "tokens", "page", "ordinal") else " INTEGER") for c in _CHUNK_COLS)},
+    text_sha TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS chunks_path ON chunks(path, ordinal);
+CREATE TABLE IF NOT EXISTS ingest_issues (path TEXT NOT NULL, reason TEXT NOT NULL, severity TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS embeddings (
+    model TEXT NOT NULL, text_sha TEXT NOT NULL, dim INTEGER NOT NULL, vec BLOB NOT NULL,
+    PRIMARY KEY (model, text_sha)) WITHOUT ROWID;
+"""
+
+
+def _fsync_tree(root: Path) -> None:
+    """Flush every file and folder under ``root`` to disk."""
+    for dirpath, _dirs, files in os.walk(root):
+        for name in files:
+            fd = os.open(os.path.join(dirpath, name), os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        fd = os.open(dirpath, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+class IndexStore:
+    """Thread-safe access to one index folder (one connection guarded by a lock)."""
+
+    def __init__(self, index_dir: Path, conn: sqlite3.Connection, library: Path | None):
+        self.dir = index_dir
+        self._conn = conn
+        self._lock = threading.RLock()
+        self._library = library
+
+    # ---- opening ---------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, index_dir: Path, *, create: bool = True, library: Path | None = None) -> IndexStore:
+        index_dir = Path(index_dir)
+        db = index_dir / DB_NAME
+        hint = rebuild_hint(library)
+        if not db.exists():
+            if not create:
+                raise IndexCorrupt(f"no index at {index_dir}: build it with `fieldqa index "
+                                   f"{library if library is not None else 'PATH'}`")
+            index_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            conn = sqlite3.connect(db, check_same_thread=False, isolation_level=None)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=FULL")
+            conn.executescript(_SCHEMA)
+            row = conn.execute("SELECT value FROM info WHERE key='format'").fetchone()
+            if row is None:
+                conn.execute("INSERT INTO info VALUES ('format', ?)", (str(FORMAT_VERSION),))
+            elif row[0] != str(FORMAT_VERSION):
+                conn.close()
+                raise IndexMismatch(f"index at {index_dir} has format {row[0]}, this version reads "
+                                    f"{FORMAT_VERSION}: {hint}")
+        except sqlite3.DatabaseError as e:
+            raise IndexCorrupt(f"index database {db} is unreadable ({e}): {hint}") from e
+        return cls(index_dir, conn, library)
+
+    @staticmethod
+    def destroy(index_dir: Path) -> None:
+        """Delete an index folder's database and generations (for ``--rebuild`` of a broken index)."""
+        index_dir = Path(index_dir)
+        for name in (DB_NAME, DB_NAME + "-wal", DB_NAME + "-shm"):
+            (index_dir / name).unlink(missing_ok=True)
+        if index_dir.is_dir():
+            for p in index_dir.iterdir():
+                if p.is_dir() and _GEN_RE.match(p.name):
+                    shutil.rmtree(p, ignore_errors=True)
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def _q(self, sql: str, params: Sequence = ()) -> list[tuple]:
+        try:
+            with self._lock:
+                return self._conn.execute(sql, params).fetchall()
+        except sqlite3.DatabaseError as e:
+            raise IndexCorrupt(f"index database {self.dir / DB_NAME} is unreadable ({e}): "
+                               f"{rebuild_hint(self._library)}") from e
+
+    # ---- generations -----------------------------------------------------------------
+
+    def current(self) -> Generation | None:
+        """The committed generation, its manifest read and checked against SQLite."""
+        row = self._q("SELECT value FROM info WHERE key='current_generation'")
+        if not row:
+            return None
+        number = int(row[0][0])
+        gen = self._q("SELECT dir, chunks FROM generations WHERE number=?", (number,))
+        hint = rebuild_hint(self._library)
+        if not gen:
+            raise IndexCorrupt(f"index at {self.dir}: generation {number} is not recorded: {hint}")
+        gdir = self.dir / gen[0][0]
+        path = gdir / MANIFEST
+        try:
+            manifest = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError as e:
+            raise IndexCorrupt(f"index at {self.dir}: {path} is missing: {hint}") from e
+        except (OSError, ValueError) as e:
+            raise IndexCorrupt(f"index at {self.dir}: {path} is unreadable ({e}): {hint}") from e
+        if not isinstance(manifest, dict) or manifest.get("format") != FORMAT_VERSION:
+            raise IndexMismatch(f"index at {self.dir}: manifest format "
+                                f"{manifest.get('format') if isinstance(manifest, dict) else '?'}"
+                                f" is not {FORMAT_VERSION}: {hint}")
+        n_chunks = self._q("SELECT COUNT(*) FROM chunks")[0][0]
+        if manifest.get("chunks") != gen[0][1] or n_chunks != gen[0][1]:
+            raise IndexCorrupt(f"index at {self.dir}: manifest says {manifest.get('chunks')} chunks, "
+                               f"database {n_chunks}: {hint}")
+        return Generation(number, gdir, manifest)
+
+    def new_generation_dir(self) -> tuple[int, Path]:
+        """A fresh, empty ``gen-N`` folder numbered after every existing one."""
+        used = [int(r[0]) for r in self._q("SELECT number FROM generations")]
+        used += [int(m.group(1)) for p in self.dir.iterdir() if (m := _GEN_RE.match(p.name))]
+        number = max(used, default=0) + 1
+        gdir = self.dir / f"gen-{number:04d}"
+        gdir.mkdir()
+        return number, gdir
+
+    def remove_stale_generations(self) -> list[str]:
+        """Delete generation folders the database does not point at (old or crashed builds)."""
+        keep = {r[0] for r in self._q(
+            "SELECT g.dir FROM generations g JOIN info i ON i.key='current_generation' "
+            "AND CAST(i.value AS INTEGER)=g.number")}
+        removed = []
+        for p in self.dir.iterdir():
+            if p.is_dir() and _GEN_RE.match(p.name) and p.name not in keep:
+                shutil.rmtree(p, ignore_errors=True)
+                removed.append(p.name)
+        return removed
+
+    def commit_generation(self, number: int, gdir: Path, manifest: dict,
+                          documents: Sequence[tuple], chunks: Sequence[Chunk], text_shas: Sequence[str],
+                          issues: Sequence[IngestIssue], info: Mapping[str, str] | None = None) -> None:
+        """Write the manifest, fsync the folder, then switch to it in one transaction.
+
+        ``documents`` rows: (path, doc_id, sha256, format, meta_json, status, chunks, text, page_starts_json).
+        ``chunks`` are in row order; ``text_shas[i]`` is the cache key of ``chunks[i]``.
+        """
+        (gdir / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False), encoding="utf-8")
+        _fsync_tree(gdir)
+        rows = [(i, *(_chunk_value(c, col) for col in _CHUNK_COLS), text_shas[i]) for i, c in enumerate(chunks)]
+        marks = ",".join("?" * (len(_CHUNK_COLS) + 2))
+        with self._lock:
+            c = self._conn
+            try:
+                c.execute("BEGIN IMMEDIATE")
+                c.execute("DELETE FROM documents")
+                c.executemany("INSERT INTO documents VALUES (?,?,?,?,?,?,?,?,?)", documents)
+                c.execute("DELETE FROM chunks")
+                c.executemany(f"INSERT INTO chunks (row, {', '.join(_CHUNK_COLS)}, text_sha) "
+                              f"VALUES ({marks})", rows)
+                c.execute("DELETE FROM ingest_issues")
+                c.executemany("INSERT INTO ingest_issues VALUES (?,?,?)",
+                              [(i.path, i.reason, i.severity) for i in issues])
+                c.execute("INSERT INTO generations (number, dir, chunks) VALUES (?,?,?)",
+                          (number, gdir.name, len(chunks)))
+                c.execute("INSERT OR REPLACE INTO info VALUES ('current_generation', ?)", (str(number),))
+                c.executemany("INSERT OR REPLACE INTO info VALUES (?, ?)", list((info or {}).items()))
+                c.execute("DELETE FROM generations WHERE number != ?", (number,))
+                # the cache keeps only texts some chunk still has (any model)
+                c.execute("DELETE FROM embeddings WHERE text_sha NOT IN (SELECT text_sha FROM chunks)")
+                c.execute("COMMIT")
+            except BaseException:
+                c.execute("ROLLBACK")
+                raise
+
+    def get_info(self, key: str) -> str | None:
+        row = self._q("SELECT value FROM info WHERE key=?", (key,))
+        return row[0][0] if row else None
+
+    def set_info(self, key: str, value: str) -> None:
+        with self._lock:
+            self._conn.execute("INSERT OR REPLACE INTO info VALUES (?, ?)", (key, value))
+
+    # ---- rows ------------------------------------------------------------------------
+
+    def chunks(self) -> list[Chunk]:
+        rows = self._q(f"SELECT {', '.join(_CHUNK_COLS)} FROM chunks ORDER BY row")
+        out = []
+        for r in rows:
+            d = dict(zip(_CHUNK_COLS, r))
+            d["heading_path"] = tuple(json.loads(d["heading_path"]))
+            out.append(Chunk(**d))
+        return out
+
+    def text_shas(self) -> list[str]:
+        return [r[0] for r in self._q("SELECT text_sha FROM chunks ORDER BY row")]
+
+    def document_rows(self) -> dict[str, tuple[str, str, str, DocumentMeta]]:
+        """path -> (sha256, format, meta_json, meta) of every indexed document."""
+        return {p: (sha, fmt, mj, meta_from_json(mj))
+                for p, sha, fmt, mj in self._q("SELECT path, sha256, format, meta FROM documents")}
+
+    def document_full_rows(self, paths: Iterable[str]) -> list[tuple]:
+        out = []
+        for p in paths:
+            out.extend(self._q("SELECT * FROM documents WHERE path=?", (p,)))
+        return out
+
+    def documents(self) -> list[DocumentRecord]:
+        issues: dict[str, list[IngestIssue]] = {}
+        for i in self.issues():
+            issues.setdefault(i.path, []).append(i)
+        return [DocumentRecord(p, sha, fmt, meta_from_json(mj), n, tuple(issues.get(p, ())))
+                for p, sha, fmt, mj, n in self._q(
+                    "SELECT path, sha256, format, meta, chunks FROM documents ORDER BY path")]
+
+    def issues(self) -> list[IngestIssue]:
+        return [IngestIssue(p, r, s) for p, r, s in
+                self._q("SELECT path, reason, severity FROM ingest_issues ORDER BY path")]
+
+    def document_text(self, path: str) -> str | None:
+        row = self._q("SELECT text FROM documents WHERE path=?", (path,))
+        return row[0][0] if row else None
+
+    # ---- embedding cache -------------------------------------------------------------
+
+    def cached_embeddings(self, model: str, shas: Iterable[str]) -> dict[str, np.ndarray]:
+        out: dict[str, np.ndarray] = {}
+        wanted = list(dict.fromkeys(shas))
+        for i in range(0, len(wanted), 500):
+            part = wanted[i:i + 500]
+            rows = self._q(f"SELECT text_sha, dim, vec FROM embeddings WHERE model=? AND text_sha IN "
+                           f"({','.join('?' * len(part))})", (model, *part))
+            for sha, dim, blob in rows:
+                vec = np.frombuffer(blob, dtype="<f4")
+                if vec.shape == (dim,):
+                    out[sha] = vec
+        return out
+
+    def put_embeddings(self, model: str, items: Iterable[tuple[str, np.ndarray]]) -> None:
+        rows = [(model, sha, int(v.shape[0]), np.asarray(v, dtype="<f4").tobytes()) for sha, v in items]
+        with self._lock:
+            try:
+                self._conn.execute("BEGIN IMMEDIATE")
+                self._conn.executemany("INSERT OR REPLACE INTO embeddings VALUES (?,?,?,?)", rows)
+                self._conn.execute("COMMIT")
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+
+    def import_embeddings(self, other_db: Path) -> int:
+        """Copy another index's embedding cache into this one (same texts, same model, no re-embedding)."""
+        with self._lock:
+            before = self.embedding_count()
+            self._conn.execute("ATTACH DATABASE ? AS other", (str(other_db),))
+            try:
+                self._conn.execute("INSERT OR IGNORE INTO embeddings SELECT * FROM other.embeddings")
+            finally:
+                self._conn.execute("DETACH DATABASE other")
+            return self.embedding_count() - before
+
+    def embedding_count(self) -> int:
+        return self._q("SELECT COUNT(*) FROM embeddings")[0][0]
+
+
+def _chunk_value(c: Chunk, col: str):
+    v = getattr(c, col)
+    return json.dumps(list(v), ensure_ascii=False) if col == "heading_path" else v
+

@@ -1,0 +1,342 @@
+"""`fieldqa index | search | trace | eval`: build an index, query it, explain a miss, score a golden set.
+
+Errors about the index or the models are printed as one line naming the fix (exit 2),
+never as a traceback. Text from documents is printed with control characters escaped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+import time
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+from engine.config import Config
+from engine.errors import IndexCorrupt
+from engine.types import SearchResult, Trace
+
+MODES = ("lexical", "vector", "hybrid", "full")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    from fieldqa.cli import common_options
+
+    p = sub.add_parser("index", help="index (or re-index) a library folder")
+    p.add_argument("path", nargs="?", type=Path, help="library folder (default: the configured one)")
+    p.add_argument("--index", type=Path, default=None, help="index folder (default: one per library)")
+    p.add_argument("--rebuild", action="store_true", help="re-read every file; discard a broken index")
+    common_options(p)
+    p.set_defaults(func=cmd_index)
+
+    p = sub.add_parser("search", help="search a library; print hits and the trace summary")
+    p.add_argument("question")
+    p.add_argument("path", nargs="?", type=Path, help="library folder (default: the configured one)")
+    p.add_argument("--index", type=Path, default=None)
+    p.add_argument("--mode", choices=MODES, default="full")
+    p.add_argument("--json", action="store_true")
+    _filter_options(p)
+    common_options(p)
+    p.set_defaults(func=cmd_search)
+
+    p = sub.add_parser("trace", help="show each stage's ranking and why an expected passage was lost")
+    p.add_argument("question")
+    p.add_argument("path", nargs="?", type=Path, help="library folder (default: the configured one)")
+    p.add_argument("--expect", required=True, help="PATH:LINE or PATH:pN (several joined with |)")
+    p.add_argument("--index", type=Path, default=None)
+    p.add_argument("--top", type=int, default=10, help="entries shown per stage (text output)")
+    p.add_argument("--json", action="store_true")
+    _filter_options(p)
+    common_options(p)
+    p.set_defaults(func=cmd_trace)
+
+    p = sub.add_parser("eval", help="recall@k / MRR per mode and family on a questions TSV")
+    p.add_argument("questions", type=Path)
+    p.add_argument("--corpus", type=Path, required=True, help="folder the TSV paths are relative to")
+    p.add_argument("--index", type=Path, default=None)
+    p.add_argument("--modes", default=",".join(MODES), help="comma-separated subset of " + ",".join(MODES))
+    p.add_argument("--limit", type=int, default=None, help="first N questions only")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--answers", action="store_true", help="also score answers (engine.answer.eval_hook)")
+    common_options(p)
+    p.set_defaults(func=cmd_eval)
+
+
+def _filter_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--include-superseded", action="store_true", default=None)
+    p.add_argument("--team", action="append", default=None, help="a team you belong to (repeatable)")
+    p.add_argument("--model", default=None, help="device model")
+    p.add_argument("--as-of", default=None, help="ISO date: ignore documents dated after it")
+
+
+def _config(args: argparse.Namespace) -> Config:
+    from fieldqa.cli import config_from
+
+    return config_from(args, **{
+        "filters.include_superseded": getattr(args, "include_superseded", None),
+        "filters.teams": getattr(args, "team", None),
+        "filters.device_model": getattr(args, "model", None),
+        "filters.as_of": getattr(args, "as_of", None),
+    })
+
+
+def _library_path(args: argparse.Namespace, cfg: Config) -> Path | None:
+    path = args.path or cfg.library
+    if path is None:
+        print("fieldqa: no library folder given and none configured (`library = ...` in config)", file=sys.stderr)
+    return Path(path) if path is not None else None
+
+
+def _fail(msg: str) -> int:
+    print(f"fieldqa: error: {msg}", file=sys.stderr)
+    return 2
+
+
+def _open(path: Path, cfg: Config, index: Path | None, **kw):
+    from engine.pipeline import Library
+
+    return Library.open(path, cfg, index, **kw)
+
+
+def _guarded(fn):
+    """Turn index and model errors into one line on stderr (exit 2)."""
+    def run(args: argparse.Namespace) -> int:
+        from engine.models import ModelError
+
+        try:
+            return fn(args)
+        except (IndexCorrupt, ModelError, ValueError) as e:
+            return _fail(str(e))
+    run.__name__ = fn.__name__
+    return run
+
+
+# ---- progress ---------------------------------------------------------------------------
+
+
+class ProgressLine:
+    """One `\\r`-updated status line on stderr, at most ~8 updates a second."""
+
+    LABELS = {"scan": "reading files", "chunk": "chunking files", "embed": "embedding chunks",
+              "index": "writing index"}
+
+    def __init__(self, stream=sys.stderr):
+        self.stream = stream
+        self.last = 0.0
+        self.width = 0
+
+    def __call__(self, p) -> None:
+        now = time.monotonic()
+        final = p.total and p.done >= p.total
+        if now - self.last < 0.125 and not final:
+            return
+        self.last = now
+        count = f"{p.done}/{p.total}" if p.total else f"{p.done}"
+        eta = f"  ETA {_duration(p.eta_s)}" if p.eta_s is not None and not final else ""
+        note = f"  ({p.note})" if p.note else ""
+        line = f"{self.LABELS.get(p.phase, p.phase)}: {count}{eta}{note}"
+        self.stream.write("\r" + line.ljust(self.width))
+        self.width = len(line)
+        self.stream.flush()
+
+    def done(self) -> None:
+        if self.width:
+            self.stream.write("\r" + " " * self.width + "\r")
+            self.stream.flush()
+
+
+def _duration(s: float) -> str:
+    s = int(round(s))
+    return f"{s // 3600}h{s // 60 % 60:02d}m" if s >= 3600 else f"{s // 60}m{s % 60:02d}s"
+
+
+def _build(lib, rebuild: bool = False):
+    bar = ProgressLine()
+    cancel = threading.Event()
+    try:
+        return lib.build(progress=bar, cancel=cancel, rebuild=rebuild)
+    finally:
+        bar.done()
+
+
+# ---- commands ---------------------------------------------------------------------------
+
+
+@_guarded
+def cmd_index(args: argparse.Namespace) -> int:
+    cfg = _config(args)
+    path = _library_path(args, cfg)
+    if path is None:
+        return 2
+    if not path.is_dir():
+        return _fail(f"{path} is not a folder")
+    lib = _open(path, cfg, args.index, repair=args.rebuild)
+    try:
+        t0 = time.monotonic()
+        report = _build(lib, rebuild=args.rebuild)
+        print(f"indexed {report.documents} documents, {report.chunks} chunks "
+              f"({report.unchanged} unchanged, {report.removed} removed) in {time.monotonic() - t0:.1f} s")
+        print(f"index: {lib.store.dir}")
+        for issue in report.issues:
+            print(f"  {issue.severity}: {safe(issue.path)}: {safe(issue.reason)}")
+    finally:
+        lib.close()
+    return 0
+
+
+@_guarded
+def cmd_search(args: argparse.Namespace) -> int:
+    cfg = _config(args)
+    path = _library_path(args, cfg)
+    if path is None:
+        return 2
+    lib = _open(path, cfg, args.index, create=False)
+    try:
+        res = lib.search(args.question, mode=args.mode)
+        if args.json:
+            print(json.dumps({"question": res.question, "mode": args.mode,
+                              "hits": [_hit_json(h) for h in res.hits], "trace": trace_json(res.trace)},
+                             ensure_ascii=False, indent=2))
+            return 0
+        print(_search_text(res))
+    finally:
+        lib.close()
+    return 0
+
+
+@_guarded
+def cmd_trace(args: argparse.Namespace) -> int:
+    from engine.diagnose import diagnose
+
+    cfg = _config(args)
+    path = _library_path(args, cfg)
+    if path is None:
+        return 2
+    lib = _open(path, cfg, args.index, create=False)
+    try:
+        dg = diagnose(lib, args.question, args.expect)
+        if args.json:
+            print(json.dumps({"question": args.question, "expect": args.expect, "verdict": dg.verdict,
+                              "detail": dg.detail, "stage": dg.stage, "rank": dg.rank,
+                              "branch_misses": list(dg.branch_misses),
+                              "trace": trace_json(dg.trace) if dg.trace else None},
+                             ensure_ascii=False, indent=2))
+            return 0
+        if dg.trace is not None:
+            print(_trace_text(lib, dg.trace, args.top))
+        print(f"\nexpected {args.expect}: {dg.verdict}" + (f" ({safe(dg.detail)})" if dg.detail else ""))
+    finally:
+        lib.close()
+    return 0
+
+
+@_guarded
+def cmd_eval(args: argparse.Namespace) -> int:
+    from engine.evaluate import evaluate, format_report, load_questions
+
+    cfg = _config(args)
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    unknown = [m for m in modes if m not in MODES]
+    if unknown:
+        return _fail(f"unknown mode(s) {', '.join(unknown)}; use {', '.join(MODES)}")
+    questions = load_questions(args.questions, limit=args.limit)
+    lib = _open(args.corpus, cfg, args.index)
+    try:
+        _build(lib)
+        hooks = []
+        if args.answers:
+            import engine.answer as answer
+
+            make = getattr(answer, "eval_hook", None)
+            if make is None:
+                return _fail("answer evaluation is not available (engine.answer has no eval_hook)")
+            hooks.append(make(lib, cfg))
+        bar = sys.stderr
+
+        def progress(i: int, n: int) -> None:
+            if i % 25 == 0 or i == n:
+                bar.write(f"\rquestions: {i}/{n}")
+                bar.flush()
+
+        report = evaluate(lib, questions, modes=modes, hooks=hooks, progress=progress)
+        bar.write("\r" + " " * 30 + "\r")
+        print(json.dumps(report, ensure_ascii=False, indent=2) if args.json else format_report(report))
+    finally:
+        lib.close()
+    return 0
+
+
+# ---- output -------------------------------------------------------------------------------
+
+
+def safe(text: str) -> str:
+    """Escape control and bidi-format characters so document text cannot drive the terminal."""
+    out = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch in "\n\t":
+            out.append(ch)
+        elif cat == "Cc" or (cat == "Cf" and ch not in "\u200d\u200c"):
+            out.append(ch.encode("unicode_escape").decode("ascii"))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _one_line(text: str, width: int = 160) -> str:
+    flat = " ".join(safe(text).split())
+    return flat if len(flat) <= width else flat[:width - 1] + "…"
+
+
+def _hit_json(h) -> dict[str, Any]:
+    c = h.chunk
+    return {"rank": h.rank, "score": h.score, "chunk_id": c.id, "location": c.location, "path": c.path,
+            "start_line": c.start_line, "end_line": c.end_line, "page": c.page, "title": h.title,
+            "heading_path": list(c.heading_path), "status": h.status,
+            "date": h.date.isoformat() if h.date else None, "text": c.text}
+
+
+def trace_json(t: Trace) -> dict[str, Any]:
+    return {"question": t.question, "eligible": t.eligible, "total": t.total, "filters": list(t.filters),
+            "stages": [{"name": s.name, "window": s.window, "ms": round(s.ms, 2), "note": s.note,
+                        "ranked": [{"chunk_id": r.chunk_id, "rank": r.rank, "score": r.score} for r in s.ranked]}
+                       for s in t.stages]}
+
+
+def _search_text(res: SearchResult) -> str:
+    t = res.trace
+    lines = [f"{len(res.hits)} hits  ({t.eligible}/{t.total} chunks eligible; {'; '.join(t.filters)})"]
+    for s in t.stages:
+        if s.note:
+            lines.append(f"  {s.name}: {safe(s.note)}")
+    for h in res.hits:
+        c = h.chunk
+        path = c.heading_path[1:] if c.heading_path[:1] == (h.title,) else c.heading_path
+        head = " > ".join(path)
+        status = "" if h.status == "active" else f" [{h.status}]"
+        lines.append(f"\n{h.rank}. {safe(c.location)}  {h.score:.4f}{status}  {_one_line(h.title, 60)}"
+                     + (f" — {_one_line(head, 80)}" if head else ""))
+        lines.append(f"   {_one_line(c.text)}")
+    return "\n".join(lines)
+
+
+def _trace_text(lib, t: Trace, top: int) -> str:
+    lines = [f"question: {_one_line(t.question)}",
+             f"eligible: {t.eligible}/{t.total} chunks ({'; '.join(t.filters)})"]
+    for s in t.stages:
+        lines.append(f"\n[{s.name}] window {s.window}, {len(s.ranked)} kept, {s.ms:.1f} ms"
+                     + (f" — {safe(s.note)}" if s.note else ""))
+        for r in s.ranked[:top]:
+            try:
+                loc = lib.chunk(r.chunk_id).location
+            except KeyError:
+                loc = r.chunk_id
+            lines.append(f"  {r.rank:>3}. {safe(loc)}  {r.score:.4f}")
+        if len(s.ranked) > top:
+            lines.append(f"  … {len(s.ranked) - top} more")
+    return "\n".join(lines)
+
+

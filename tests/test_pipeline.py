@@ -1,0 +1,264 @@
+"""Library: incremental builds, search modes and traces, cancellation, accessors."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from engine.config import FilterConfig
+from engine.pipeline import BuildCancelled, BuildProgress, HashEmbedder
+
+DOCS = {
+    "pump.md": "# Pump P-100 manual\n\n## Priming\n\nOpen the bleed valve and fill the casing with water "
+               "before the first start.\n\n## Seals\n\nReplace the mechanical seal every 4000 hours.\n\n"
+               "Warning: do not run the pump dry, the seal burns within seconds.\n",
+    "valve.md": "# Valve V-20 manual\n\n## Torque\n\nTighten the bonnet bolts to 45 Nm in a cross pattern.\n",
+    "sensor.md": "# Sensor S-7 guide\n\n## Calibration\n\nZero the sensor at ambient pressure, then apply "
+                 "the 10 bar reference.\n",
+}
+
+
+@pytest.fixture
+def lib(tmp_path, open_library, write_library):
+    root = write_library(tmp_path / "lib", DOCS)
+    library = open_library(root)
+    library.build()
+    return library
+
+
+def test_build_reports_documents_and_chunks(lib):
+    assert {d.path for d in lib.documents()} == set(DOCS)
+    assert len(lib) == sum(d.chunks for d in lib.documents())
+    assert lib.generation == 1
+
+
+def test_full_search_has_every_stage_in_order(lib):
+    res = lib.search("mechanical seal replacement hours")
+    names = [s.name for s in res.trace.stages]
+    assert names == ["lexical", "vector", "fused", "rerank", "context"]
+    assert res.hits and res.hits[0].chunk.path == "pump.md"
+    assert "Replace the mechanical seal" in res.hits[0].chunk.text
+    rerank = res.trace.stage("rerank")
+    assert rerank.note.startswith("degraded: no reranker model at")  # visible, not silent
+    assert [h.chunk.id for h in res.hits] == [r.chunk_id for r in res.trace.stage("context").ranked]
+    assert res.trace.total == len(lib) and res.trace.eligible == len(lib)
+
+
+@pytest.mark.parametrize("mode,last", [("lexical", "lexical"), ("vector", "vector"), ("hybrid", "fused")])
+def test_modes_stop_at_their_stage(lib, mode, last):
+    res = lib.search("bonnet bolts torque", mode=mode)
+    assert res.trace.stages[-1].name == last
+    assert [h.chunk.id for h in res.hits] == [r.chunk_id for r in res.trace.stages[-1].ranked]
+    assert res.hits[0].chunk.path == "valve.md"
+
+
+def test_windows_are_separate_knobs(tmp_path, open_library, fast_config, write_library):
+    root = write_library(tmp_path / "lib", DOCS)
+    cfg = fast_config.replace(**{"retrieval.lexical_depth": 2, "retrieval.fused_window": 3,
+                                 "retrieval.rerank_input": 2, "retrieval.final_context": 1,
+                                 "retrieval.context_token_budget": 10_000})
+    library = open_library(root, config=cfg)
+    library.build()
+    tr = library.search("seal pump valve sensor").trace
+    assert len(tr.stage("lexical").ranked) <= 2
+    assert len(tr.stage("fused").ranked) <= 3
+    assert len(tr.stage("rerank").ranked) <= 2
+    primaries = [r for r in tr.stage("context").ranked]
+    assert 1 <= len(primaries) <= 2  # one passage, plus at most one expansion
+
+
+def test_incremental_build_embeds_only_changed_chunks(tmp_path, open_library, write_library):
+    emb = HashEmbedder()
+    root = write_library(tmp_path / "lib", DOCS)
+    library = open_library(root, embedder=emb)
+    library.build()
+    first = emb.passages_embedded
+    assert first == len(library)
+    report = library.build()  # nothing changed: nothing embedded, no new generation
+    assert emb.passages_embedded == first
+    assert report.unchanged == len(DOCS)
+    (root / "valve.md").write_text(DOCS["valve.md"].replace("45 Nm", "50 Nm"), encoding="utf-8")
+    report = library.build()
+    assert report.unchanged == len(DOCS) - 1
+    assert emb.passages_embedded == first + len(library.chunks_of("valve.md"))
+    assert "50 Nm" in library.search("bonnet bolts torque").hits[0].chunk.text
+
+
+def test_embedding_cache_survives_reopen(tmp_path, open_library, write_library):
+    root = write_library(tmp_path / "lib", DOCS)
+    open_library(root).build()
+    emb = HashEmbedder()
+    again = open_library(root, embedder=emb)
+    again.build(rebuild=True)  # re-chunks everything, but every text is cached
+    assert emb.passages_embedded == 0
+
+
+def test_deleted_file_chunks_are_removed(tmp_path, lib):
+    (lib.root / "sensor.md").unlink()
+    report = lib.build()
+    assert report.removed == 1
+    assert "sensor.md" not in {d.path for d in lib.documents()}
+    assert lib.chunks_of("sensor.md") == []
+    for mode in ("lexical", "vector", "full"):
+        assert all(h.chunk.path != "sensor.md" for h in lib.search("sensor calibration zero", mode=mode).hits)
+
+
+def test_cancel_keeps_previous_generation(tmp_path, lib):
+    (lib.root / "extra.md").write_text("# Extra\n\n## Notes\n\nNew text about gaskets.\n", encoding="utf-8")
+    ev = threading.Event()
+    seen: list[BuildProgress] = []
+
+    def progress(p: BuildProgress) -> None:
+        seen.append(p)
+        if p.phase == "embed":
+            ev.set()
+
+    with pytest.raises(BuildCancelled):
+        lib.build(progress=progress, cancel=ev)
+    assert lib.generation == 1
+    assert "extra.md" not in {d.path for d in lib.documents()}
+    assert [p.phase for p in seen][:1] == ["scan"]
+    assert lib.search("mechanical seal").hits
+    assert len([p for p in lib.store.dir.iterdir() if p.name.startswith("gen-")]) == 1
+
+
+def test_filters_applied(tmp_path, open_library, write_library):
+    files = dict(DOCS)
+    files["old.md"] = ("---\ndoc_id: pump-old\nstatus: superseded\n---\n# Old pump manual\n\n## Seals\n\n"
+                       "Replace the mechanical seal every 2000 hours.\n")
+    files["team.md"] = ("---\nvisibility: [blue]\n---\n# Team notes\n\n## Seals\n\n"
+                        "Mechanical seal stock is in bay 4.\n")
+    library = open_library(write_library(tmp_path / "lib", files))
+    library.build()
+    paths = {h.chunk.path for h in library.search("mechanical seal").hits}
+    assert "old.md" not in paths and "team.md" not in paths
+    res = library.search("mechanical seal", filters=FilterConfig(include_superseded=True, teams=("blue",)))
+    paths = {r.chunk_id for s in res.trace.stages for r in s.ranked}
+    assert {library.chunk(c).path for c in paths} >= {"old.md", "team.md"}
+    assert res.trace.eligible == res.trace.total
+
+
+def test_accessors(lib):
+    chunks = lib.chunks_of("pump.md")
+    assert [c.ordinal for c in chunks] == sorted(c.ordinal for c in chunks)
+    first = chunks[0]
+    prev, nxt = lib.neighbours(first.id)
+    assert prev is None and (nxt is None or nxt.path == "pump.md")
+    assert lib.chunk(first.id) == first
+    assert first in lib.section(first.id)
+    assert lib.meta_of("pump.md").title == "Pump P-100 manual"
+    assert lib.meta_of(first) == lib.meta_of("pump.md")
+    assert "bleed valve" in lib.document_text("pump.md")
+    with pytest.raises(KeyError):
+        lib.chunk("nope")
+    assert lib.reranker_status.startswith("degraded")
+
+
+def test_search_while_building_is_safe(tmp_path, lib):
+    (lib.root / "more.md").write_text("# More\n\n## Pumps\n\nPump bearings need grease.\n", encoding="utf-8")
+    errors: list[BaseException] = []
+    stop = threading.Event()
+
+    def reader() -> None:
+        while not stop.is_set():
+            try:
+                lib.search("pump seal")
+            except BaseException as e:  # noqa: BLE001 - collected for the assertion
+                errors.append(e)
+                return
+
+    t = threading.Thread(target=reader)
+    t.start()
+    try:
+        lib.build()
+    finally:
+        stop.set()
+        t.join()
+    assert errors == []
+    assert lib.chunks_of("more.md")
+
+
+def test_empty_library_searches_without_error(tmp_path, open_library):
+    (tmp_path / "empty").mkdir()
+    library = open_library(tmp_path / "empty")
+    library.build()
+    res = library.search("anything")
+    assert res.hits == ()
+
+
+# ---- context assembly ----------------------------------------------------------------------
+
+from engine.context import assemble_context  # noqa: E402
+from engine.types import Chunk, DocumentMeta  # noqa: E402
+
+
+def _chunk(cid: str, path: str, text: str, section: str = "s1", ordinal: int = 0, tokens: int = 10,
+           heading: tuple = ("T", "A")) -> Chunk:
+    return Chunk(id=cid, doc_id=path, version="1", path=path, start_line=ordinal + 1, end_line=ordinal + 1,
+                 heading_path=heading, char_start=0, char_end=len(text), kind="prose", section_id=section,
+                 language="en", text=text, tokens=tokens, ordinal=ordinal)
+
+
+def _assemble(ranked, metas=None, nxt=None, final=5, budget=1000):
+    metas = metas or {}
+    return assemble_context([(c, 1.0 / (i + 1)) for i, c in enumerate(ranked)], final=final, token_budget=budget,
+                            meta_of=lambda c: metas.get(c.path, DocumentMeta(c.path, "t")),
+                            next_chunk=lambda c: (nxt or {}).get(c.id))
+
+
+def test_context_drops_duplicates_but_never_a_restricted_twin():
+    a = _chunk("a", "a.md", "Torque the bolts to 45 Nm.")
+    b = _chunk("b", "b.md", "Torque  the bolts to 45 Nm.")  # same text (whitespace) in another file
+    r = _chunk("r", "r.md", "Torque the bolts to 45 Nm.")  # same text, restricted to model X
+    metas = {"r.md": DocumentMeta("r", "t", models=("X",))}
+    out = _assemble([a, a, b, r], metas)
+    assert [i.chunk.id for i in out] == ["a", "r"]
+    # the other way round: the restricted one kept first, the unrestricted twin is dropped
+    out = _assemble([r, a], metas)
+    assert [i.chunk.id for i in out] == ["r"]
+
+
+def test_context_expands_with_a_following_condition_within_budget():
+    step = _chunk("s", "p.md", "Open the valve.", ordinal=0)
+    warn = _chunk("w", "p.md", "Warning: only when the pump is stopped.", ordinal=1)
+    other = _chunk("o", "q.md", "Unrelated.", ordinal=0)
+    out = _assemble([step, other], nxt={"s": warn}, final=2)
+    assert [(i.chunk.id, i.role) for i in out] == [("s", "primary"), ("o", "primary"), ("w", "expansion")]
+    assert out[2].anchor == "s"
+    assert [i.chunk.id for i in _assemble([step, other], nxt={"s": warn}, final=2, budget=20)] == ["s", "o"]
+    plain = _chunk("w", "p.md", "Then close the lid.", ordinal=1, tokens=200)  # no condition, same section
+    assert [i.chunk.id for i in _assemble([step], nxt={"s": plain})] == ["s"]
+
+
+def test_context_keeps_the_final_window():
+    cs = [_chunk(f"c{i}", f"{i}.md", f"text {i}") for i in range(8)]
+    assert [i.chunk.id for i in _assemble(cs, final=3)] == ["c0", "c1", "c2"]
+
+
+# ---- command line output -------------------------------------------------------------------
+
+
+def test_cli_search_escapes_control_characters(tmp_path, write_library, capsys, monkeypatch):
+    import argparse
+
+    from fieldqa.commands import retrieval
+
+    root = write_library(tmp_path / "lib", {"evil.md": "# Evil\n\n## Part\n\nPress \x1b[31mRED\x1b[0m now\u202e.\n"})
+    monkeypatch.setenv("FIELDQA_TEST_EMBEDDER", "hash")
+    parser = argparse.ArgumentParser()
+    retrieval.register(parser.add_subparsers())
+    cfg = tmp_path / "config.toml"
+    cfg.write_text(f'[models]\ndir = "{tmp_path / "no-models"}"\n', encoding="utf-8")
+    common = ["--index", str(tmp_path / "idx"), "--config", str(cfg)]
+    args = parser.parse_args(["index", str(root), *common])
+    assert args.func(args) == 0
+    args = parser.parse_args(["search", "press red", str(root), *common])
+    assert args.func(args) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\u202e" not in out
+    assert "\\x1b[31mRED" in out and "\\u202e" in out
+    args = parser.parse_args(["search", "press red", str(tmp_path / "other"), "--index", str(tmp_path / "none"),
+                              "--config", str(cfg)])
+    assert args.func(args) == 2
+    assert "fieldqa index" in capsys.readouterr().err

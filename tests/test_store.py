@@ -1,0 +1,150 @@
+"""The on-disk index: round trips, generations, corrupt and mismatched indexes."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from engine.errors import IndexCorrupt
+from engine.pipeline import HashEmbedder
+from engine.store import DB_NAME, IndexMismatch, IndexStore
+
+DOCS = {
+    "a.md": "# Alpha\n\n## Start\n\nPress the green button for three seconds.\n\n## Stop\n\nHold the red button.\n",
+    "b.md": "---\nstatus: superseded\nversion: '0.9'\n---\n# Beta\n\n## Filters\n\nChange the air filter monthly.\n",
+    "c.txt": "Gamma notes\n\nThe fuse is rated 5 A.\n",
+}
+
+
+@pytest.fixture
+def built(tmp_path, open_library, write_library):
+    root = write_library(tmp_path / "lib", DOCS)
+    lib = open_library(root)
+    lib.build()
+    return lib
+
+
+def _reopen(built, open_library, **kw):
+    built.close()
+    return open_library(built.root, **kw)
+
+
+def test_round_trip_same_chunks_documents_and_results(built, open_library):
+    before_chunks = built.all_chunks()
+    before_docs = built.documents()
+    before = {m: built.search("green button", mode=m) for m in ("lexical", "vector", "full")}
+    again = _reopen(built, open_library)
+    assert again.all_chunks() == before_chunks
+    assert again.documents() == before_docs
+    assert again.document_text("a.md") == DOCS["a.md"]
+    assert again.meta_of("b.md").status == "superseded" and again.meta_of("b.md").version == "0.9"
+    for m, res in before.items():
+        now = again.search("green button", mode=m)
+        assert [(r.chunk_id, r.rank) for r in now.trace.stages[-1].ranked] == \
+               [(r.chunk_id, r.rank) for r in res.trace.stages[-1].ranked]
+
+
+def test_manifest_records_settings(built):
+    gen = built.store.current()
+    m = gen.manifest
+    assert m["embedder"] == {"model_id": "test-hash", "checksum": "test-hash-v1", "dim": 384}
+    assert m["space"] == "cosine" and m["chunking"]["max_tokens"] == 350
+    assert m["lexical"]["tokenizer"] and m["chunks"] == len(built)
+    assert gen.dir.name == "gen-0001" and (gen.dir / "lexical").is_dir() and (gen.dir / "vectors").is_dir()
+
+
+def test_new_generation_replaces_old_and_cleans_leftovers(built):
+    (built.root / "d.md").write_text("# Delta\n\n## One\n\nA new manual.\n", encoding="utf-8")
+    crashed = built.store.dir / "gen-0005"  # a crashed build left this behind
+    crashed.mkdir()
+    (crashed / "junk").write_text("x")
+    built.build()
+    gens = sorted(p.name for p in built.store.dir.iterdir() if p.name.startswith("gen-"))
+    assert gens == ["gen-0002"]  # numbers follow committed generations; the crashed folder is gone
+    assert built.generation == 2
+
+
+def test_truncated_sqlite_is_a_clear_error(built, open_library):
+    db = built.store.dir / DB_NAME
+    built.close()
+    for suffix in ("-wal", "-shm"):
+        (built.store.dir / (DB_NAME + suffix)).unlink(missing_ok=True)
+    data = db.read_bytes()
+    db.write_bytes(data[:100] + b"\0garbage" * 50)
+    with pytest.raises(IndexCorrupt) as e:
+        open_library(built.root)
+    assert "--rebuild" in str(e.value)
+
+
+def test_not_a_database_is_a_clear_error(built, open_library):
+    built.close()
+    for name in (DB_NAME, DB_NAME + "-wal", DB_NAME + "-shm"):
+        (built.store.dir / name).unlink(missing_ok=True)
+    (built.store.dir / DB_NAME).write_bytes(b"this is not sqlite at all" * 100)
+    with pytest.raises(IndexCorrupt, match="--rebuild"):
+        open_library(built.root)
+
+
+@pytest.mark.parametrize("victim", ["lexical", "vectors", "manifest.json", "vectors/vectors.npy"])
+def test_missing_generation_files_are_a_clear_error(built, open_library, victim):
+    gdir = built.store.current().dir
+    built.close()
+    target = gdir / victim
+    shutil.rmtree(target) if target.is_dir() else target.unlink()
+    with pytest.raises(IndexCorrupt, match="--rebuild"):
+        open_library(built.root)
+
+
+def test_other_model_checksum_is_a_mismatch(built, open_library):
+    gdir = built.store.current().dir
+    built.close()
+    manifest = json.loads((gdir / "manifest.json").read_text())
+    manifest["embedder"]["checksum"] = "another-model"
+    (gdir / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(IndexMismatch, match="--rebuild") as e:
+        open_library(built.root)
+    assert "another-model" in str(e.value)
+
+
+def test_changed_chunker_settings_are_a_mismatch(built, open_library, fast_config):
+    built.close()
+    with pytest.raises(IndexMismatch, match="chunker settings"):
+        open_library(built.root, config=fast_config.replace(**{"chunking.max_tokens": 100}))
+
+
+def test_repair_rebuilds_a_corrupt_index(built, open_library):
+    built.close()
+    for name in (DB_NAME, DB_NAME + "-wal", DB_NAME + "-shm"):
+        (built.store.dir / name).unlink(missing_ok=True)
+    (built.store.dir / DB_NAME).write_bytes(b"garbage" * 1000)
+    lib = open_library(built.root, repair=True)
+    lib.build(rebuild=True)
+    assert lib.search("green button").hits
+
+
+def test_repair_rebuilds_a_mismatched_index(built, open_library):
+    built.close()
+    emb = HashEmbedder()
+    emb.checksum = "v2"  # a new model version
+    lib = open_library(built.root, embedder=emb, repair=True)
+    lib.build(rebuild=True)
+    assert emb.passages_embedded == len(lib)  # nothing reused from the other model's cache
+    assert lib.store.current().manifest["embedder"]["checksum"] == "v2"
+
+
+def test_open_without_create_names_the_index_command(tmp_path, open_library):
+    with pytest.raises(IndexCorrupt, match="fieldqa index"):
+        open_library(tmp_path, index_dir=tmp_path / "nothing-here", create=False)
+
+
+def test_embedding_cache_keyed_by_model(tmp_path):
+    import numpy as np
+
+    store = IndexStore.open(tmp_path / "idx")
+    v = np.arange(4, dtype=np.float32)
+    store.put_embeddings("m1", [("sha-a", v)])
+    assert np.array_equal(store.cached_embeddings("m1", ["sha-a", "sha-b"])["sha-a"], v)
+    assert store.cached_embeddings("m2", ["sha-a"]) == {}
+    store.close()
