@@ -33,8 +33,9 @@ models: setup
 	@if [ -f models/reranker-delta/delta.json ]; then $(PY) models/reranker/assemble.py; \
 	 else echo "models: no reranker delta shipped; the rerank stage reports itself unavailable"; fi
 
+# the demo index is disposable: one built by older chunking rules or models is rebuilt
 index-samples: setup models
-	$(VENV)/bin/fieldqa index samples
+	$(VENV)/bin/fieldqa index samples || $(VENV)/bin/fieldqa index samples --rebuild
 
 bench: setup models
 	$(PY) bench/embed.py

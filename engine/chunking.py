@@ -1,7 +1,7 @@
 """Blocks -> chunks: structure first, token budget second.
 
 Rules, in order:
-  1. A heading of level <= 2 starts a new section; no chunk crosses a section boundary.
+  1. A heading (any level) starts a new section; no chunk crosses a section boundary.
      A section holding only headings merges into the next one, so the first chunk of a
      section starts on its heading line (the evaluation hit rule relies on it).
   2. Units: a whole list, table or block quote (a ``group``) when it fits the budget,
@@ -29,6 +29,10 @@ from engine.textutil import approx_token_count, detect_language, sentence_spans,
 from engine.types import Block, Chunk, ChunkKind, Document
 
 CountTokens = Callable[[str], int]
+
+# Recorded in each index manifest: bump it when the rules above change what chunks come out,
+# so an index built by older rules asks to be rebuilt instead of mixing two chunkings.
+CHUNKER_VERSION = "2"
 
 _KIND: dict[str, ChunkKind] = {"table_row": "table", "code": "code", "list_item": "list",
                                "paragraph": "prose", "quote": "prose", "heading": "prose"}
@@ -294,7 +298,7 @@ def _sections(blocks: Sequence[Block]) -> list[list[Block]]:
     out: list[list[Block]] = []
     cur: list[Block] = []
     for b in blocks:
-        if b.kind == "heading" and b.level <= 2 and cur:
+        if b.kind == "heading" and cur:
             out.append(cur)
             cur = []
         cur.append(b)

@@ -247,6 +247,7 @@ class Library:
         self.close()
 
     def _expected_manifest(self) -> dict[str, Any]:
+        from engine.chunking import CHUNKER_VERSION
         from engine.lexical import TOKENIZER_VERSION
 
         return {
@@ -255,7 +256,7 @@ class Library:
                          "dim": int(self.embedder.dim)},
             "space": SPACE,
             "lexical": {"tokenizer": TOKENIZER_VERSION},
-            "chunking": {"max_tokens": self.config.chunking.max_tokens,
+            "chunking": {"version": CHUNKER_VERSION, "max_tokens": self.config.chunking.max_tokens,
                          "overlap_tokens": self.config.chunking.overlap_tokens,
                          "semantic": self.config.chunking.semantic},
         }

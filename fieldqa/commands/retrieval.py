@@ -60,7 +60,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--modes", default=",".join(MODES), help="comma-separated subset of " + ",".join(MODES))
     p.add_argument("--limit", type=int, default=None, help="first N questions only")
     p.add_argument("--json", action="store_true")
-    p.add_argument("--answers", action="store_true", help="also score answers (engine.answer.eval_hook)")
+    p.add_argument("--answers", action="store_true", help="also score the cited answers (engine.answer_eval)")
     common_options(p)
     p.set_defaults(func=cmd_eval)
 
@@ -248,12 +248,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
         _build(lib)
         hooks = []
         if args.answers:
-            import engine.answer as answer
+            from engine.answer_eval import AnswerEval
 
-            make = getattr(answer, "eval_hook", None)
-            if make is None:
-                return _fail("answer evaluation is not available (engine.answer has no eval_hook)")
-            hooks.append(make(lib, cfg))
+            hooks.append(AnswerEval(lib, cfg))
         bar = sys.stderr
 
         def progress(i: int, n: int) -> None:

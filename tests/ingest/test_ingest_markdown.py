@@ -106,10 +106,11 @@ def test_no_chunk_crosses_a_level_2_heading(lib: Path) -> None:
         assert tops == list(range(len(tops)))
 
 
-def test_level_3_sections_pack_together_under_the_budget(lib: Path) -> None:
+def test_every_heading_starts_a_chunk_and_empty_headings_merge_forward(lib: Path) -> None:
     text = "# A\n\n## B\n\n### C\n\nOne.\n\n### D\n\nTwo.\n"
     _, chunks = chunks_of(lib, "a.md", text)
-    assert len(chunks) == 1 and chunks[0].start_line == 1 and chunks[0].end_line == 11
+    assert [(c.start_line, c.end_line) for c in chunks] == [(1, 7), (9, 11)]
+    assert [c.heading_path[-1] for c in chunks] == ["C", "D"]
 
 
 def test_long_paragraph_splits_at_sentences_with_overlap(lib: Path) -> None:
