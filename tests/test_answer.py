@@ -451,3 +451,94 @@ def test_property_claims_verbatim_inside_spans(sections, question):
             assert u.text == u.text.strip()
     a = compose_answer(question, lib.search(question, k=2), lib, Config().replace(**{"answer.abstain_threshold": -1.0}))
     assert_verbatim(lib, a)
+
+
+# --- passage selection, device words, rank prior -----------------------------------------
+
+KX7 = """# Kestrel KX-7 logger
+
+## Overview
+
+The Kestrel KX-7 logger has a polycarbonate lid and eight channels. Changes in this edition: lower lid screw torque.
+
+## Closing the enclosure
+
+Fit the six screws and tighten them crosswise to 1.8 N·m.
+"""
+
+
+def test_device_name_alone_does_not_pick_the_passage():
+    from engine.answer import device_vocabulary, content_terms
+
+    lib = FakeLibrary({"kx7.md": (meta("kx7", models=("KX-7",), title="Kestrel KX-7 logger"), KX7)})
+    ids = [c.id for c in lib.all_chunks()]
+    closing = next(c for c in lib.all_chunks() if c.heading_path[-1] == "Closing the enclosure")
+    words, codes = device_vocabulary(lib, lib.all_chunks())
+    assert {"kestrel", "logger"} <= words and "KX-7" in codes
+    assert content_terms("What torque for the Kestrel KX-7 lid screws?", words) == {"torque", "lid", "screws"}
+    q = "What torque should the Kestrel KX-7 lid screws be tightened to?"
+    a = compose_answer(q, lib.search(q, only=[closing.id, ids[0]], k=2), lib, CONFIG)
+    assert any(c.chunk_id == closing.id for c in a.citations)
+    assert any("1.8 N·m" in cl.text for cl in a.claims)
+
+
+def _scored(chunk, scores, rank):
+    from engine.answer import ScoredUnit
+
+    return [ScoredUnit(u, chunk, rank, s, 0.0, 0, s, False, "") for u, s in zip(split_units(chunk), scores)]
+
+
+def test_select_units_takes_the_best_unit_of_each_close_passage():
+    from engine.answer import MAX_PASSAGES, PASSAGE_MARGIN, select_units
+
+    lib = library()
+    c1, c2, c3 = lib.all_chunks()[:3]
+    u1 = _scored(c1, [0.90, 0.50], 1)
+    u2 = _scored(c2, [0.40, 0.90 - PASSAGE_MARGIN / 2], 2)  # close: its best unit comes along
+    u3 = _scored(c3, [0.90 - 3 * PASSAGE_MARGIN], 3)  # far: left out
+    chosen = select_units(u1 + u2 + u3, limit=6)
+    assert chosen[0] is u1[0]
+    assert u2[1] in chosen and u2[0] not in chosen and u1[1] not in chosen
+    assert not any(s.chunk.id == c3.id for s in chosen)
+    # bounded: never more than the limit, never more passages than MAX_PASSAGES
+    many = [s for i, c in enumerate(lib.all_chunks()) for s in _scored(c, [0.9] * 3, i + 1)]
+    few = select_units(many, limit=3)
+    assert len(few) == 3
+    spread = [s for i, c in enumerate(lib.all_chunks()) for s in _scored(c, [0.9 - 0.01 * i, 0.1], i + 1)]
+    assert len(lib.all_chunks()) > MAX_PASSAGES
+    assert len({s.chunk.id for s in select_units(spread, limit=20)}) == MAX_PASSAGES
+
+
+def test_rank_prior_breaks_ties_for_the_higher_ranked_passage():
+    from engine.answer import rank_prior
+
+    assert rank_prior(1) > rank_prior(2) > rank_prior(5) > 0
+    lib = library()
+    c1, c2 = lib.all_chunks()[:2]
+    a = [s for s in _scored(c2, [0.8 + rank_prior(2)], 2)] + _scored(c1, [0.8 + rank_prior(1)], 1)
+    from engine.answer import select_units
+
+    assert select_units(a, limit=1)[0].chunk.id == c1.id
+
+
+DRY_V1 = """# Logger manual
+
+## Desiccant cartridge
+
+The desiccant cartridge inside the lid keeps the electronics dry on humid sites. Replace it every 12 months.
+"""
+DRY_V2 = DRY_V1.replace("every 12 months", "every 6 months")
+
+
+def test_changed_value_of_a_versioned_section_is_shown_even_when_another_unit_was_chosen():
+    lib = FakeLibrary({
+        "v1.md": (meta("dry", "1.0", "superseded", ("KX-7",), date(2024, 1, 1)), DRY_V1),
+        "v2.md": (meta("dry", "2.0", "active", ("KX-7",), date(2026, 1, 1)), DRY_V2),
+    })
+    q = "What keeps the electronics of the logger dry on humid sites?"
+    a = ask(lib, q, k=1)
+    texts = [cl.text for cl in a.claims]
+    assert any("keeps the electronics dry" in t for t in texts)
+    assert any("every 6 months" in t for t in texts) and any("every 12 months" in t for t in texts)
+    assert a.conflicts and [s.version for s in a.conflicts[0].sides] == ["1.0", "2.0"]
+    assert_verbatim(lib, a)
