@@ -123,8 +123,8 @@ class ProgressLine:
     LABELS = {"scan": "reading files", "chunk": "chunking files", "embed": "embedding chunks",
               "index": "writing index"}
 
-    def __init__(self, stream=sys.stderr):
-        self.stream = stream
+    def __init__(self, stream=None):
+        self.stream = stream if stream is not None else sys.stderr  # looked up now, not at import
         self.last = 0.0
         self.width = 0
 
