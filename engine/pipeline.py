@@ -54,6 +54,7 @@ from engine.errors import IndexCorrupt
 from engine.store import (
     FORMAT_VERSION, DocumentRecord, IndexMismatch, IndexStore, meta_to_json, rebuild_hint,
 )
+from engine.devices import document_codes, mentioned
 from engine.types import (
     Chunk, Document, DocumentMeta, Hit, IngestIssue, IngestReport, Ranked, SearchResult, Stage, Trace,
 )
@@ -142,6 +143,8 @@ class _Snapshot:
     vectors: Any = None
     manifest: Mapping[str, Any] = field(default_factory=dict)
     masks: dict = field(default_factory=dict)
+    device_codes: Mapping[str, frozenset[str]] = field(default_factory=dict)  # doc path -> codes
+    known_codes: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, generation: int | None, chunks: Sequence[Chunk], doc_meta: Mapping[str, DocumentMeta],
@@ -152,8 +155,10 @@ class _Snapshot:
             by_id.setdefault(c.id, row)
             by_path.setdefault(c.path, []).append(row)
         metas = tuple(doc_meta[c.path] for c in chunks)
+        codes = {path: document_codes(m) for path, m in doc_meta.items()}
         return cls(generation, tuple(chunks), metas, by_id, {p: tuple(r) for p, r in by_path.items()},
-                   dict(doc_meta), lexical, vectors, manifest)
+                   dict(doc_meta), lexical, vectors, manifest, {},
+                   codes, frozenset().union(*codes.values()) if codes else frozenset())
 
     def mask(self, rule: Eligibility) -> np.ndarray:
         m = self.masks.get(rule)
@@ -508,9 +513,15 @@ class Library:
             from engine.fusion import fuse_rrf
 
             t = time.perf_counter()
-            fused = [(cid, float(s)) for cid, s in fuse_rrf([[c for c, _ in lex], [c for c, _ in vec]],
-                                                             c=rc.rrf_c)][:rc.fused_window]
-            stages.append(_stage("fused", fused, rc.fused_window, t, f"rrf c={rc.rrf_c}"))
+            rankings = [[c for c, _ in lex], [c for c, _ in vec]]
+            note = f"rrf c={rc.rrf_c}"
+            named = mentioned(question, snap.known_codes)
+            if named:  # a third ranking: candidates from documents about the device the question names
+                order = [c for c, _ in fuse_rrf(rankings, c=rc.rrf_c)]
+                rankings.append([c for c in order if snap.device_codes[snap.chunks[snap.by_id[c]].path] & named])
+                note += f"; device ranking for {', '.join(sorted(named))}: {len(rankings[-1])} candidates"
+            fused = [(cid, float(s)) for cid, s in fuse_rrf(rankings, c=rc.rrf_c)][:rc.fused_window]
+            stages.append(_stage("fused", fused, rc.fused_window, t, note))
             final = fused
             if mode == "full":
                 t = time.perf_counter()

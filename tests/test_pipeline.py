@@ -262,3 +262,19 @@ def test_cli_search_escapes_control_characters(tmp_path, write_library, capsys, 
                               "--config", str(cfg)])
     assert args.func(args) == 2
     assert "fieldqa index" in capsys.readouterr().err
+
+
+def test_a_named_device_outranks_the_same_text_about_another_device(tmp_path, open_library, write_library):
+    body = "## Lid\n\nTighten the lid screws crosswise to {} N·m.\n"
+    root = write_library(tmp_path / "dev", {
+        "alpha.md": "---\ntitle: Alpha AX-1 manual\nmodels: [AX-1]\n---\n# Alpha\n\n" + body.format("2.0"),
+        "beta.md": "---\ntitle: Beta BX-2 manual\nmodels: [BX-2]\n---\n# Beta\n\n" + body.format("2.0"),
+    })
+    lib = open_library(root)
+    lib.build()
+    for code, path in (("AX-1", "alpha.md"), ("BX-2", "beta.md")):
+        res = lib.search(f"{code}: lid screw torque?", mode="hybrid")
+        assert res.hits[0].chunk.path == path
+        assert f"device ranking for {code.lower().replace('-', '')}" in res.trace.stage("fused").note
+    # a question naming no known device gets no extra ranking
+    assert "device ranking" not in lib.search("lid screw torque?", mode="hybrid").trace.stage("fused").note

@@ -1,0 +1,19 @@
+from engine.devices import codes_in, document_codes, mentioned
+from engine.types import DocumentMeta
+
+
+def test_codes_are_normalised_across_spellings():
+    assert {"kx7", "hy400s"} <= codes_in("Kestrel KX-7 and the HY 400S")
+    assert "hydra400" in codes_in("Hydra-400 pump")
+    assert "kx7" in codes_in("Kestrel KX-7 外壳盖螺丝的拧紧力矩是多少？")  # no space before CJK
+
+
+def test_document_codes_come_from_models_and_title():
+    meta = DocumentMeta("k", "Kestrel KX-7 Data Logger — Manual", models=("KX-7", "KX-7E"))
+    assert document_codes(meta) == {"kx7", "kx7e"}
+
+
+def test_only_known_codes_count_as_mentions():
+    known = {"kx7", "hy400"}
+    assert mentioned("Torque for M8 bolts on the KX-7?", known) == {"kx7"}
+    assert mentioned("Torque for M8 bolts?", known) == frozenset()
