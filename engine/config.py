@@ -65,7 +65,11 @@ class ChunkingConfig:
 class RetrievalConfig:
     lexical_depth: int = doc("How many ids the lexical (BM25) branch returns.", 50)
     vector_depth: int = doc("How many ids the vector (HNSW) branch returns.", 50)
-    rrf_c: int = doc("Reciprocal rank fusion constant c in 1/(c + rank).", 60)
+    rrf_c: int = doc(
+        "Reciprocal rank fusion constant c in 1/(c + rank). 5, not the customary 60: chosen on train "
+        "questions; on multi-dev hybrid R@5 is 0.967 at c=5, 0.958 at 20, 0.952 at 60 (lexical alone 0.960).",
+        5,
+    )
     fused_window: int = doc("How many fused candidates survive fusion.", 50)
     rerank_input: int = doc("How many fused candidates the reranker scores.", 20)
     final_context: int = doc("How many passages the answer is built from.", 5)

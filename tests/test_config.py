@@ -19,7 +19,7 @@ def test_defaults_are_documented_and_named_separately():
                 "chunking.max_tokens", "models.threads", "answer.abstain_threshold", "tui.keymap"):
         assert key in rows, key
         assert rows[key][2], f"{key} has no documentation"
-    assert cfg.retrieval.rrf_c == 60 and cfg.retrieval.final_context == 5
+    assert cfg.retrieval.rrf_c == 5 and cfg.retrieval.final_context == 5
 
 
 def test_file_then_overrides_with_origins(tmp_path):

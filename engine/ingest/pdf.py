@@ -53,7 +53,7 @@ def parse_pdf(path: Path, *, timeout_s: float, memory_mb: int) -> Parsed | PdfFa
 
     try:
         proc = subprocess.run(
-            [sys.executable, "-m", "engine.ingest.pdf", str(path)],
+            [sys.executable, "-m", "engine.ingest.pdf", str(Path(path).resolve())],  # child runs elsewhere
             capture_output=True, timeout=timeout_s, env=env, preexec_fn=limit_memory, cwd=str(_ROOT),
         )
     except subprocess.TimeoutExpired:

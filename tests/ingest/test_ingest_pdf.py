@@ -46,3 +46,11 @@ def test_pdf_timeout_and_memory_limit_become_failures(lib: Path) -> None:
     bomb.write_bytes(bomb_pdf(70))
     starved = parse_pdf(bomb, timeout_s=30, memory_mb=60)
     assert isinstance(starved, PdfFailure) and "out of memory (limit 60 MB" in starved.reason
+
+
+def test_pdf_in_a_library_given_by_relative_path(lib: Path, monkeypatch) -> None:
+    manual_pdf(lib / "guide.pdf", pages=1)
+    monkeypatch.chdir(lib.parent)  # the parser child runs in another folder
+    rel = Path(lib.name)
+    got = read_document(rel, rel / "guide.pdf", ChunkingConfig())
+    assert not isinstance(got, IngestIssue), got
