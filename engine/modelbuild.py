@@ -103,12 +103,7 @@ class BuildError(RuntimeError):
 
 
 # --------------------------------------------------------------------------- utils
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+from engine.models import sha256_file  # noqa: E402  (one place for file checksums)
 
 
 def sha256_bytes(data: bytes) -> str:
