@@ -372,8 +372,13 @@ def compose_answer(question: str, result: SearchResult, library, config: Config)
         entries.setdefault((c.id, u.order), (u, c, rank, is_condition(u.text), injection_reason(u.text)))
 
     in_context = {h.chunk.id for h in result.hits}
-    # passages by rank; a related passage (next section, other version) right after its anchor
-    ordered = sorted(entries.values(), key=lambda e: (e[2], e[1].id not in in_context, e[1].path,
+    # passages by their best chosen claim (the most direct answer first), then by rank; a related
+    # passage (next section, other version) shares its anchor's rank and follows it
+    best_at_rank: dict[int, float] = {}
+    for s in chosen:
+        best_at_rank[s.rank] = max(best_at_rank.get(s.rank, -np.inf), s.score)
+    ordered = sorted(entries.values(), key=lambda e: (-best_at_rank.get(e[2], -np.inf), e[2],
+                                                      e[1].id not in in_context, e[1].path,
                                                       e[1].ordinal, e[0].order))
     numbers: dict[str, int] = {}
     citations: list[Citation] = []
