@@ -542,3 +542,14 @@ def test_changed_value_of_a_versioned_section_is_shown_even_when_another_unit_wa
     assert any("every 6 months" in t for t in texts) and any("every 12 months" in t for t in texts)
     assert a.conflicts and [s.version for s in a.conflicts[0].sides] == ["1.0", "2.0"]
     assert_verbatim(lib, a)
+
+
+def test_the_passage_with_the_best_claim_comes_first_whatever_its_rank():
+    lib = library()
+    q = "four cover screws crosswise"  # both passages match; the rank-2 one matches best
+    by_heading = {c.heading_path[-1]: c.id for c in lib.all_chunks() if c.path == "en/vela.md"}
+    order = [by_heading["Replacing the battery"], by_heading["Restoring water resistance"]]
+    a = compose_answer(q, lib.search(q, k=2, only=order), lib, CONFIG)
+    assert len(a.citations) == 2, a.claims
+    assert a.citations[0].heading_path[-1] == "Restoring water resistance"
+    assert next(c for c in a.claims if "1.2 N·m" in c.text).citation == 1
