@@ -17,29 +17,16 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from engine.evidence import is_condition as has_condition  # one list of condition cues
 from engine.types import Chunk, DocumentMeta
 
 __all__ = ["ContextItem", "assemble_context", "has_condition", "SHORT_SECTION_TOKENS"]
 
 SHORT_SECTION_TOKENS = 80
-
-_CONDITION_RE = re.compile(
-    r"\b(?:warning|caution|danger|important|note|only|unless|except|never|do not|don't|must not|"
-    r"avertissement|attention|uniquement|seulement|sauf|jamais|ne (?:pas|jamais)|"
-    r"warnung|achtung|vorsicht|nur|nicht|niemals|außer)\b|注意|警告|危险|危險|仅|僅|只有|不得|禁止|"
-    r"주의|경고|위험|금지|만\s",
-    re.IGNORECASE,
-)
-
-
-def has_condition(text: str) -> bool:
-    """Whether a passage holds a warning, restriction or condition marker."""
-    return _CONDITION_RE.search(text) is not None
 
 
 @dataclass(frozen=True, slots=True)
