@@ -252,6 +252,24 @@ class Embedder:
 
 
 # ---------------------------------------------------------------------- cross-encoder
+def encode_pair(tokenizer, query: str, passage: str, max_length: int, n_special: int):
+    """The pair template with the truncation rule every cross-encoder input follows (training
+    included): cut the passage first, the query only when it would leave the passage less than
+    half of the budget."""
+    eq = tokenizer.encode(query, add_special_tokens=False)
+    ep = tokenizer.encode(passage, add_special_tokens=False)
+    budget = max(2, max_length - n_special)
+    lq, lp = len(eq.ids), len(ep.ids)
+    if lq + lp > budget:
+        keep_p = min(lp, max(budget - lq, budget // 2))
+        keep_q = min(lq, budget - keep_p)
+        if keep_q < lq:
+            eq.truncate(keep_q)
+        if keep_p < lp:
+            ep.truncate(keep_p)
+    return tokenizer.post_process(eq, ep, add_special_tokens=True)
+
+
 class CrossEncoder:
     """Relevance scores from any ONNX sequence-classification export with a
     ``tokenizer.json`` next to it.
@@ -307,18 +325,7 @@ class CrossEncoder:
         return self._checksum
 
     def encode_pair(self, query: str, passage: str) -> tuple[list[int], list[int]]:
-        eq = self.tokenizer.encode(query, add_special_tokens=False)
-        ep = self.tokenizer.encode(passage, add_special_tokens=False)
-        budget = max(2, self.max_length - self._n_special)
-        lq, lp = len(eq.ids), len(ep.ids)
-        if lq + lp > budget:
-            keep_p = min(lp, max(budget - lq, budget // 2))
-            keep_q = min(lq, budget - keep_p)
-            if keep_q < lq:
-                eq.truncate(keep_q)
-            if keep_p < lp:
-                ep.truncate(keep_p)
-        enc = self.tokenizer.post_process(eq, ep, add_special_tokens=True)
+        enc = encode_pair(self.tokenizer, query, passage, self.max_length, self._n_special)
         return list(enc.ids), list(enc.type_ids)
 
     def score(self, query: str, passages: Sequence[str]) -> np.ndarray:

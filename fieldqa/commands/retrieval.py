@@ -7,6 +7,7 @@ never as a traceback. Text from documents is printed with control characters esc
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 import threading
@@ -101,6 +102,21 @@ def _open(path: Path, cfg: Config, index: Path | None, **kw):
     return Library.open(path, cfg, index, **kw)
 
 
+@contextlib.contextmanager
+def _existing_library(args: argparse.Namespace):
+    """The built library named by ``args`` (closed afterwards); None when no folder is known."""
+    cfg = _config(args)
+    path = _library_path(args, cfg)
+    if path is None:
+        yield None
+        return
+    lib = _open(path, cfg, args.index, create=False)
+    try:
+        yield lib
+    finally:
+        lib.close()
+
+
 def _guarded(fn):
     """Turn index and model errors into one line on stderr (exit 2)."""
     def run(args: argparse.Namespace) -> int:
@@ -189,12 +205,9 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 @_guarded
 def cmd_search(args: argparse.Namespace) -> int:
-    cfg = _config(args)
-    path = _library_path(args, cfg)
-    if path is None:
-        return 2
-    lib = _open(path, cfg, args.index, create=False)
-    try:
+    with _existing_library(args) as lib:
+        if lib is None:
+            return 2
         res = lib.search(args.question, mode=args.mode)
         if args.json:
             print(json.dumps({"question": res.question, "mode": args.mode,
@@ -202,8 +215,6 @@ def cmd_search(args: argparse.Namespace) -> int:
                              ensure_ascii=False, indent=2))
             return 0
         print(_search_text(res))
-    finally:
-        lib.close()
     return 0
 
 
@@ -211,12 +222,9 @@ def cmd_search(args: argparse.Namespace) -> int:
 def cmd_trace(args: argparse.Namespace) -> int:
     from engine.diagnose import diagnose
 
-    cfg = _config(args)
-    path = _library_path(args, cfg)
-    if path is None:
-        return 2
-    lib = _open(path, cfg, args.index, create=False)
-    try:
+    with _existing_library(args) as lib:
+        if lib is None:
+            return 2
         dg = diagnose(lib, args.question, args.expect)
         if args.json:
             print(json.dumps({"question": args.question, "expect": args.expect, "verdict": dg.verdict,
@@ -228,8 +236,6 @@ def cmd_trace(args: argparse.Namespace) -> int:
         if dg.trace is not None:
             print(_trace_text(lib, dg.trace, args.top))
         print(f"\nexpected {args.expect}: {dg.verdict}" + (f" ({safe(dg.detail)})" if dg.detail else ""))
-    finally:
-        lib.close()
     return 0
 
 

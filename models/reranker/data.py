@@ -165,19 +165,10 @@ def mrr_at(ranked: Sequence[int], gold: frozenset[int], k: int = 10) -> float:
 # ------------------------------------------------------------------ pair encoding
 def encode_pair(tokenizer, query: str, passage: str, max_length: int, n_special: int = 4
                 ) -> list[int]:
-    """Same ids as ``engine.models.CrossEncoder.encode_pair`` (same truncation rule)."""
-    eq = tokenizer.encode(query, add_special_tokens=False)
-    ep = tokenizer.encode(passage, add_special_tokens=False)
-    budget = max(2, max_length - n_special)
-    lq, lp = len(eq.ids), len(ep.ids)
-    if lq + lp > budget:
-        keep_p = min(lp, max(budget - lq, budget // 2))
-        keep_q = min(lq, budget - keep_p)
-        if keep_q < lq:
-            eq.truncate(keep_q)
-        if keep_p < lp:
-            ep.truncate(keep_p)
-    return list(tokenizer.post_process(eq, ep, add_special_tokens=True).ids)
+    """Same ids as ``engine.models.CrossEncoder.encode_pair``: the one truncation rule."""
+    from engine.models import encode_pair as encode
+
+    return list(encode(tokenizer, query, passage, max_length, n_special).ids)
 
 
 def load_tokenizer(path: Path | None = None):
