@@ -19,6 +19,10 @@ final context passages, in rank order) into an :class:`~engine.types.Answer`:
    :data:`CALIBRATED_THRESHOLD` when that is 0.0) the answer abstains: no claims,
    the closest passages as ``to_consult``. (The threshold only catches clearly
    unsupported questions: see the calibration notes at :data:`CALIBRATED_THRESHOLD`.)
+   The answer also abstains when the question asks for an attribute (a weight, an IP
+   rating, the warranty: :mod:`engine.answertype`) that no unit of the evidence about
+   the device it names holds; when it asks for several and only some are missing, it
+   answers and notes the missing ones.
 3. **Claims** (:func:`select_units`): the best unit of each passage whose best unit scores
    within ``PASSAGE_MARGIN`` of the overall best (``MAX_PASSAGES`` at most), then other
    units of those passages within ``MARGIN`` of the best (at most
@@ -51,8 +55,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from engine.answertype import expected_types, unanswered
 from engine.config import Config
-from engine.conflicts import find_conflicts, statement, values_in
+from engine.conflicts import find_conflicts, header_units, statement, table_header, values_in
 from engine.evidence import (
     Unit, codes_in, injection_reason, is_condition, refers_forward, split_units, terms,
 )
@@ -79,7 +84,11 @@ __all__ = [
 # vs 0.73-0.85), the lexical share of content terms in the best unit (0-0.5 vs 0-1; paraphrase
 # and cross-lingual answerable questions score 0) nor the reranker's top score (no-answer
 # 7.4-14.0, answerable 1.8-17.6). Only questions naming a code absent from the evidence abstain
-# (W_MISSING). Recalibrate when a reranker that separates them exists.
+# (W_MISSING). What separates them is the expected answer type (engine.answertype): each
+# sample no-answer question asks for an attribute (weight, warranty, IP rating, ...) that no
+# passage about its device states: 10/10 abstain, answerable 2/66 (one below this threshold,
+# one zh torque question whose gold passage is past the final window). Recalibrate the
+# threshold when a reranker that separates them exists.
 CALIBRATED_THRESHOLD = 0.83
 
 W_LEXICAL = 0.10  # × share of the question's words found in the unit (with its heading)
@@ -127,6 +136,8 @@ class Assessment:
     best_cosine: float
     missing_codes: tuple[str, ...]  # codes in the question that no passage holds
     rerank_top: float | None  # best reranker score of the context, when reranked
+    expected: tuple[str, ...] = ()  # attributes the question asks for (engine.answertype)
+    unanswered: tuple[str, ...] = ()  # those of them that no unit of the evidence holds
 
 
 def abstain_threshold(config: Config) -> float:
@@ -281,7 +292,17 @@ def assess(question: str, result: SearchResult, library, config: Config,
     best = max((s.score for s in clean), default=-1.0)
     evidence = best - (W_MISSING if missing else 0.0)
     best_cos = max((s.cosine for s in clean), default=-1.0)
-    return Assessment(question, tuple(scored), evidence, best_cos, missing, rerank_top)
+    expected = expected_types(question)
+    pieces = [_typed_piece(s.unit, s.chunk) for s in clean if expected and s.chunk.path not in off_device]
+    return Assessment(question, tuple(scored), evidence, best_cos, missing, rerank_top,
+                      tuple(t.name for t in expected), tuple(t.name for t in unanswered(expected, pieces)))
+
+
+def _typed_piece(unit: Unit, chunk: Chunk) -> tuple[str, list]:
+    """A unit's text with its headings (and table header), and its values, for answer types."""
+    header = table_header(chunk, unit)
+    text = f"{' > '.join(chunk.heading_path)} {unit.heading} {header} {unit.text}"
+    return text, values_in(unit.text, header_units(header) if header else ())
 
 
 def rank_prior(rank: int) -> float:
@@ -316,10 +337,14 @@ def compose_answer(question: str, result: SearchResult, library, config: Config)
                       notes=tuple(notes + ["no passage passed the filters"]))
     a = assess(question, result, library, config)
     threshold = abstain_threshold(config)
-    if a.evidence < threshold or not a.units:
+    type_missing = bool(a.expected) and len(a.unanswered) == len(a.expected)
+    if a.evidence < threshold or not a.units or type_missing:
         consult = tuple(citation_for(i + 1, h.chunk, library.meta_of(h.chunk))
                         for i, h in enumerate(result.hits[: config.answer.to_consult]))
-        why = f"evidence {a.evidence:.3f} below threshold {threshold:.3f}"
+        if type_missing:
+            why = f"no passage gives the {_names(a.unanswered)} asked for"
+        else:
+            why = f"evidence {a.evidence:.3f} below threshold {threshold:.3f}"
         if a.missing_codes:
             why += f"; not in these passages: {', '.join(a.missing_codes)}"
         return Answer(question, (), (), abstained=True, to_consult=consult, trace=result.trace,
@@ -392,11 +417,17 @@ def compose_answer(question: str, result: SearchResult, library, config: Config)
 
     # citation numbers of conflict sides: statements were numbered by list index
     conflicts = _renumber(conflicts_raw, keys, numbers)
+    if a.unanswered:
+        notes.append(f"not found in these documents: the {_names(a.unanswered)} asked for")
     if any(cl.flagged for cl in claims):
         notes.append("text that reads as an instruction to the system is shown as quoted evidence "
                      "and was not followed")
     return Answer(question, tuple(claims), tuple(citations), tuple(conflicts), trace=result.trace,
                   notes=tuple(notes))
+
+
+def _names(types: Sequence[str]) -> str:
+    return " and ".join(types)
 
 
 def _choose(question: str, a: Assessment, library, config: Config) -> list[ScoredUnit]:

@@ -43,6 +43,10 @@ _UNITS: dict[str, tuple[str, ...]] = {
     "min": ("minutes", "minute", "Minuten", "Minute", "min", "분", "分钟"),
     "s": ("seconds", "second", "secondes", "Sekunden", "sec", "s", "초", "秒"),
     "bar": ("bar",),
+    "mbar": ("mbar",),
+    "kPa": ("kPa",),
+    "MPa": ("MPa",),
+    "psi": ("psi",),
     "°C": ("°C", "℃", "° C"),
     "mm²": ("mm²", "mm2"),
     "mm": ("mm", "毫米"),
@@ -53,6 +57,8 @@ _UNITS: dict[str, tuple[str, ...]] = {
     "m": ("m", "米"),
     "mA": ("mA",),
     "kVA": ("kVA",),
+    "kV": ("kV",),
+    "mV": ("mV",),
     "kW": ("kW",),
     "W": ("W",),
     "V": ("V",),
@@ -65,12 +71,16 @@ _UNITS: dict[str, tuple[str, ...]] = {
     "rpm": ("rpm", "tr/min", "U/min"),
     "Hz": ("Hz",),
     "GB": ("GB",),
-    "g": ("g",),
+    "kg": ("kg", "kilograms", "kilogram", "kilogrammes", "kilogramme", "Kilogramm", "킬로그램", "公斤", "千克"),
+    "t": ("tonnes", "tonne", "Tonnen", "Tonne", "tons", "ton", "톤", "吨", "噸"),
+    "lb": ("lbs", "lb", "pounds", "磅"),
+    "g": ("g", "公克", "克"),
+    "dB": ("dB(A)", "dBA", "dB"),
     "l": ("litres", "litre", "liters", "liter", "Liter", "l", "L", "升"),
 }
 _SPELLING = {sp: unit for unit, sps in _UNITS.items() for sp in sps}
 _UNIT_ALT = "|".join(re.escape(sp) for sp in sorted(_SPELLING, key=len, reverse=True))
-_NUMBER = r"(?<![\w.,])[-−]?(?:\d{1,3}(?:[,\u00a0\u202f ]\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?)"
+_NUMBER = r"(?<![0-9A-Za-z\u00c0-\u024f_.,])[-−]?(?:\d{1,3}(?:[,\u00a0\u202f ]\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?)"
 _VALUE = re.compile(rf"({_NUMBER})[ \u00a0\u202f]?({_UNIT_ALT})(?![A-Za-z\u00c0-\u024f])", re.UNICODE)
 _BARE_NUMBER = re.compile(rf"^\s*({_NUMBER})\s*$")
 _HEADER_UNIT = re.compile(rf"\(({_UNIT_ALT})\)")

@@ -553,3 +553,42 @@ def test_the_passage_with_the_best_claim_comes_first_whatever_its_rank():
     assert len(a.citations) == 2, a.claims
     assert a.citations[0].heading_path[-1] == "Restoring water resistance"
     assert next(c for c in a.claims if "1.2 N·m" in c.text).citation == 1
+
+
+# --- expected answer types (engine.answertype) -------------------------------------------
+
+TERN = """# Tern TR-9 data sheet
+
+## Specifications
+
+The TR-9 housing weighs 2.4 kg and is rated IP65.
+"""
+
+
+def test_abstains_when_no_passage_gives_the_attribute_asked_for():
+    lib = library()  # the Hydra manual has torques but no weight
+    a = ask(lib, "How much does the Hydra HY-400 pump weigh?", config=Config())
+    assert a.abstained and not a.claims and a.to_consult
+    assert any("no passage gives the weight asked for" in n for n in a.notes), a.notes
+
+
+def test_attribute_found_is_answered_with_its_value():
+    lib = library()
+    a = ask(lib, "What tightening torque for the impeller nut of the HY-400?")
+    assert not a.abstained
+    assert any("38" in c.text for c in a.claims)
+
+
+def test_attribute_of_another_device_does_not_count():
+    docs = {"en/vela.md": (meta("vela"), VELA), "en/tern.md": (meta("tern", models=("TR-9",)), TERN)}
+    lib = FakeLibrary(docs)
+    assert not ask(lib, "How much does the TR-9 weigh?").abstained
+    a = ask(lib, "How much does the VB-12 weigh?")
+    assert a.abstained, [c.text for c in a.claims]
+
+
+def test_compound_question_answers_the_part_found_and_names_the_part_missing():
+    lib = library()
+    a = ask(lib, "What is the torque of the impeller nut and the weight of the HY-400?")
+    assert not a.abstained and a.claims
+    assert any(n == "not found in these documents: the weight asked for" for n in a.notes), a.notes

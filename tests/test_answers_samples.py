@@ -54,11 +54,16 @@ def test_citation_targets(answered):
     assert s["cited_rate"] >= 0.90, s
 
 
-@pytest.mark.xfail(strict=True, reason="known gap (issue 5): no signal measured so far separates the "
-                   "sample no-answer questions from answerable ones; strict, so a fix must remove this mark")
 def test_no_answer_questions_abstain(answered):
     _answers, s = answered
     assert s["abstain_rate_noanswer"] >= 0.80, s
+
+
+def test_abstention_says_what_was_not_found(answered):
+    answers, _ = answered
+    a = next(a for q, a in answers if q.text == "How much does the Hydra-400 pump weigh?")
+    assert a.abstained and not a.claims and a.to_consult
+    assert any("no passage gives the weight asked for" in n for n in a.notes), a.notes
 
 
 def test_battery_replacement_brings_the_sealing_condition(lib):

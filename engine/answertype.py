@@ -1,0 +1,125 @@
+"""What kind of answer a question asks for, and whether a passage holds one.
+
+A question that asks how much a pump *weighs* is answered by a mass ("38 kg"), one that asks
+for a *protection rating* by an IP code, one about the *warranty* by a passage that speaks of
+a warranty at all. When the question asks for such a thing and none of the evidence holds
+it, the passages that came back are about the right device but not about the question: the
+answer must say "not found in these documents" instead of quoting the nearest sentence.
+The embedder cannot see this (a question about a pump's weight is very close to the pump's
+specification table, weight or not), so it is checked here, by the expected *type* of the
+answer, as question-answering systems have done since question classification.
+
+The table below is deliberately about attributes that equipment manuals state (weight,
+noise, ingress protection, torque, voltage, dimensions, fuel tank, refrigerant, warranty,
+firmware, wireless pairing, spare-part stock), in the languages of the project's users. An
+attribute only counts as *asked* when a cue names it; a question with no cue expects nothing
+(most questions), and the check then changes nothing. Cues are matched case-insensitively;
+Latin cues must start at a word boundary (``weigh`` matches "weighs", "weight").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from engine.conflicts import Value
+
+__all__ = ["ANSWER_TYPES", "AnswerType", "expected_types", "unanswered"]
+
+
+def _alt(*words: str) -> re.Pattern:
+    """One case-insensitive pattern; Latin words must start at a word boundary."""
+    parts = [(r"(?<![\w])" + w) if re.match(r"[A-Za-z\\(]", w) else w for w in words]
+    return re.compile("(?:" + "|".join(parts) + ")", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerType:
+    """An attribute a question can ask for, and what in a passage answers it.
+
+    A passage answers when it holds a value in one of ``units`` (normalised as in
+    :mod:`engine.conflicts`), or text matching ``pattern``, or (``words``, when given) speaks
+    of the attribute; with ``value_and_words`` both a value and the words are needed in
+    the same unit of text (a fuel-tank capacity is a volume next to the word "tank").
+    """
+
+    name: str
+    asks: re.Pattern
+    units: frozenset[str] = frozenset()
+    pattern: re.Pattern | None = None
+    words: re.Pattern | None = None
+    value_and_words: bool = False
+
+    def answered_by(self, text: str, values: Iterable[Value]) -> bool:
+        has_value = any(v.unit in self.units for v in values) or bool(
+            self.pattern and self.pattern.search(text))
+        has_words = bool(self.words and self.words.search(text))
+        if self.value_and_words:
+            return has_value and has_words
+        return has_value or has_words
+
+
+_WARRANTY = _alt("warrant", "guarantee", "garantie", "gewährleistung", "garanzia", "garantía",
+                 "보증", "保修", "质保", "質保", "保固")
+_FIRMWARE = _alt("firmware", "micrologiciel", "software", "logiciel", "펌웨어", "소프트웨어",
+                 "固件", "韧体", "韌體", "软件", "軟體")
+_PAIRING = _alt("bluetooth", "pairing", "appair", "kopplung", "koppeln", "블루투스", "페어링",
+                "蓝牙", "藍牙", "配对", "配對")
+_REFRIGERANT = _alt("refrigerant", "frigorig", "réfrigérant", "kältemittel", "냉매", "制冷剂",
+                    "冷媒")
+_SPARES = _alt("spare", "in stock", "inventory", "de rechange", "en stock", "ersatzteil",
+               "auf lager", "lagerbestand", "vorrätig", "vorrat", "예비", "재고", "备件", "備件",
+               "备用", "備用", "库存", "庫存")
+_TANK = _alt("fuel tank", "tank", "réservoir", "kraftstoff", "탱크", "연료", "油箱", "燃油箱")
+
+ANSWER_TYPES: tuple[AnswerType, ...] = (
+    AnswerType("weight", _alt("weigh", "mass of", "poids", "pèse", "peser", "gewicht", "wiegt",
+                              "wiegen", "peso", "무게", "중량", "重量", "多重"),
+               units=frozenset({"kg", "g", "t", "lb"})),
+    AnswerType("noise level", _alt("noise level", "noise emission", "how loud", "sound level",
+                                   "sound pressure", "sound power", "niveau sonore", "niveau de bruit",
+                                   "bruit émis", "schallpegel", "schalldruck", "schallleistung",
+                                   "lärmpegel", "geräuschpegel", r"dB\(?A?\)?(?!\w)", "소음 ?(?:수준|레벨|도)",
+                                   "噪声(?:水平|级|值)", "噪音(?:水平|级|值)", "噪聲(?:水平|級|值)"),
+               units=frozenset({"dB"})),
+    AnswerType("protection rating", _alt(r"IP[- ]?(?:rating|code|class)", "ingress protection",
+                                         "protection rating", "indice de protection", "indice IP",
+                                         "degré de protection", "schutzart", "방수 ?등급",
+                                         "보호 ?등급", "방진", "防护等级", "防護等級",
+                                         "IP ?等级", "IP ?等級"),
+               pattern=re.compile(r"(?<![\w])IP ?[0-6X][0-9X]K?(?![\w])")),
+    AnswerType("tightening torque", _alt("torque", "couple de serrage", "anzugsmoment",
+                                         "drehmoment", "토크", "扭矩", "力矩", "扭力"),
+               units=frozenset({"N·m"})),
+    AnswerType("voltage", _alt("voltage", "tension d'alimentation", "tension nominale",
+                               r"spannung(?!\w)", "versorgungsspannung", "전압", "电压", "電壓"),
+               units=frozenset({"V", "kV", "mV"})),
+    AnswerType("dimensions", _alt("dimensions", "abmessung", "maße", "encombrement",
+                                  "치수", "외형 ?크기", "尺寸"),
+               units=frozenset({"mm", "cm", "m"})),
+    AnswerType("fuel tank capacity", _alt("tank capacity", "capacity of the (?:fuel )?tank",
+                                          "tankinhalt", "tankvolumen", "tankgröße",
+                                          "capacité du réservoir", "contenance du réservoir",
+                                          "탱크 ?용량", "연료 ?탱크", "油箱容量", "油箱容積"),
+               units=frozenset({"l"}), words=_TANK, value_and_words=True),
+    AnswerType("refrigerant", _REFRIGERANT,
+               pattern=re.compile(r"(?<![\w-])R-?\d{2,4}[A-Za-z]?(?![\w-])"), words=_REFRIGERANT),
+    AnswerType("warranty", _WARRANTY, words=_WARRANTY),
+    AnswerType("firmware", _alt("firmware", "micrologiciel", "펌웨어", "固件", "韧体", "韌體"),
+               words=_FIRMWARE),
+    AnswerType("wireless pairing", _PAIRING, words=_PAIRING),
+    AnswerType("spare-part stock", _SPARES, words=_SPARES),
+)
+
+
+def expected_types(question: str) -> tuple[AnswerType, ...]:
+    """The attributes ``question`` asks for (empty for most questions)."""
+    return tuple(t for t in ANSWER_TYPES if t.asks.search(question))
+
+
+def unanswered(expected: Iterable[AnswerType],
+               evidence: Iterable[tuple[str, Iterable[Value]]]) -> tuple[AnswerType, ...]:
+    """Those of ``expected`` that no (text, values) piece of ``evidence`` answers."""
+    pieces = [(text, tuple(values)) for text, values in evidence]
+    return tuple(t for t in expected if not any(t.answered_by(text, vals) for text, vals in pieces))

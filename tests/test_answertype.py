@@ -1,0 +1,94 @@
+"""Expected answer types (engine.answertype): what a question asks for, what answers it."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.answertype import ANSWER_TYPES, expected_types, unanswered
+from engine.conflicts import values_in
+
+
+def names(question: str) -> set[str]:
+    return {t.name for t in expected_types(question)}
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("How much does the Hydra-400 pump weigh?", "weight"),
+    ("Quel est le poids de la pompe ?", "weight"),
+    ("Wie viel wiegt das Gerät?", "weight"),
+    ("펌프의 무게는 얼마입니까?", "weight"),
+    ("泵的重量是多少？", "weight"),
+    ("Quel est le niveau sonore du compresseur en dB(A) ?", "noise level"),
+    ("What is the sound pressure level at 1 m?", "noise level"),
+    ("What is the IP rating of the enclosure?", "protection rating"),
+    ("Welche Schutzart hat das Gehäuse?", "protection rating"),
+    ("变送器的防护等级是多少？", "protection rating"),
+    ("Quel est le couple de serrage des vis du couvercle ?", "tightening torque"),
+    ("外壳盖螺丝的拧紧力矩是多少？", "tightening torque"),
+    ("Wie groß ist der Tankinhalt des Falke FK-3?", "fuel tank capacity"),
+    ("Which refrigerant does the unit use?", "refrigerant"),
+    ("컨트롤러의 보증 기간은 얼마입니까?", "warranty"),
+    ("How do I update the firmware?", "firmware"),
+    ("What is the Bluetooth pairing code?", "wireless pairing"),
+    ("How many spare packs should we keep in stock?", "spare-part stock"),
+    ("What is the supply voltage?", "voltage"),
+])
+def test_cues_name_the_attribute(question, expected):
+    assert expected in names(question)
+
+
+@pytest.mark.parametrize("question", [
+    "How do I replace the battery of the Vela VB-12?",
+    "What does ERR_CACHE_STALE mean?",
+    "Comment remplacer le filtre à huile ?",
+    "Wie oft muss der Luftfilter gereinigt werden?",
+    "Riemenspannung prüfen: wie?",          # mechanical tension is not a voltage
+    "Comment distinguer les types de bruit ?",  # noise as a topic, not a level
+])
+def test_questions_without_a_cue_expect_nothing(question):
+    assert names(question) == set()
+
+
+def test_values_answer_value_types_and_only_their_units():
+    weight = next(t for t in ANSWER_TYPES if t.name == "weight")
+    for text in ("Weight: 38 kg", "椰子猫平均重3.2公斤", "Gewicht 850 g", "a 2.5 tonnes hoist"):
+        assert weight.answered_by(text, values_in(text)), text
+    for text in ("Length 38 mm", "The pump is heavy; lift it with two people."):
+        assert not weight.answered_by(text, values_in(text)), text
+
+
+def test_table_header_units_count_for_table_rows():
+    from engine.conflicts import header_units
+
+    weight = next(t for t in ANSWER_TYPES if t.name == "weight")
+    row = "| HY-400 | 38 |"
+    assert not weight.answered_by(row, values_in(row))
+    assert weight.answered_by(row, values_in(row, header_units("| Model | Weight (kg) |")))
+
+
+def test_patterns_and_words():
+    ip = next(t for t in ANSWER_TYPES if t.name == "protection rating")
+    assert ip.answered_by("The housing is rated IP67.", [])
+    assert not ip.answered_by("The housing is waterproof.", [])
+    ref = next(t for t in ANSWER_TYPES if t.name == "refrigerant")
+    assert ref.answered_by("Charge: 1.2 kg of R-134a.", [])
+    assert ref.answered_by("Kältemittel: siehe Typenschild.", [])
+    assert not ref.answered_by("Clean the cooling coil with water.", [])
+    warranty = next(t for t in ANSWER_TYPES if t.name == "warranty")
+    assert warranty.answered_by("La garantie est de 24 mois.", values_in("La garantie est de 24 mois."))
+
+
+def test_tank_capacity_needs_the_volume_next_to_a_tank():
+    tank = next(t for t in ANSWER_TYPES if t.name == "fuel tank capacity")
+    oil = "Die Füllmenge beträgt 0,6 Liter."
+    assert not tank.answered_by(oil, values_in(oil))  # a volume, but of the engine oil
+    fuel = "Der Kraftstofftank fasst 15 Liter."
+    assert tank.answered_by(fuel, values_in(fuel))
+
+
+def test_unanswered_lists_only_the_types_no_piece_answers():
+    expected = expected_types("What is the weight and the IP rating of the pump?")
+    assert {t.name for t in expected} == {"weight", "protection rating"}
+    pieces = [(t, values_in(t)) for t in ("Enclosure IP55.", "Impeller nut torque 38 N·m.")]
+    assert [t.name for t in unanswered(expected, pieces)] == ["weight"]
+    assert unanswered(expected, pieces + [("Weight 41 kg", values_in("Weight 41 kg"))]) == ()
