@@ -11,8 +11,11 @@ the CPU time says what the wall time would be on idle cores).
 
 Quality, per dev split (``/work/shared/eval``): R@1, R@5 and MRR@10 of the lexical branch
 (``engine.lexical``), the e5 vector branch (``models/multilingual-e5-small``), their RRF
-fusion ("hybrid", top 20), and hybrid + rerank (the top 20 reordered by the cross-encoder;
-"20 -> 5" keeps the first 5).  ``--limit N`` scores a seeded random sample of N questions
+fusion ("hybrid", top 20), hybrid + rerank (the top 20 reordered by the cross-encoder;
+"20 -> 5" keeps the first 5) and the blend the pipeline uses (RRF of the fused and the
+cross-encoder orders, ``retrieval.rerank_blend_c``).  ``--split heldout`` scores the train
+questions of the articles held out of training instead: settings are chosen there, never
+on dev.  ``--limit N`` scores a seeded random sample of N questions
 per split (multi-dev: the union of the per-split samples).  The first stage is the
 approximation in ``models/reranker/data.py`` (e5 passages truncated at 256 tokens).
 """
@@ -31,8 +34,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "models" / "reranker"))
 
-from data import SETS, load_split, mrr_at, recall_at, sample_rows, split_candidates  # noqa: E402
+from data import SETS, held_out, load_split, mrr_at, recall_at, sample_rows, split_candidates  # noqa: E402
 
+from engine.config import Config  # noqa: E402
 from engine.models import CrossEncoder  # noqa: E402
 
 FAMILY_SET = {"fr": "piaf-fr", "zh-hans": "cmrc-zh", "zh-hant": "drcd-zh-hant"}
@@ -59,9 +63,23 @@ def metrics(rankings: list[list[int]], golds: list[frozenset[int]]) -> dict[str,
             "MRR@10": float(np.mean([mrr_at(r, g, 10) for r, g in zip(rankings, golds)]))}
 
 
+def blend(fused: list[int], reranked: list[int], c: int) -> list[int]:
+    """The pipeline's blended order: RRF of the fused order and the cross-encoder's (ties: fused)."""
+    from engine.fusion import fuse_rrf
+
+    return [r for r, _ in fuse_rrf([fused, reranked], c=c)]
+
+
+def heldout_rows(name: str, limit: int, seed: int) -> list[int]:
+    """Rows of the train questions whose gold article is held out of training."""
+    corpus, qs = load_split(name, "train")
+    rows = [i for i, q in enumerate(qs) if q.gold and held_out(corpus.keys[min(q.gold)])]
+    return [rows[j] for j in sample_rows(len(rows), limit, seed)]
+
+
 def evaluate_set(ce: CrossEncoder | None, name: str, rows: list[int] | None, limit: int,
-                 cache: dict[tuple[str, str], float], threads: int) -> dict:
-    corpus, qs, cand = split_candidates(name, "dev", limit=limit, rows=rows, threads=threads)
+                 cache: dict[tuple[str, str], float], threads: int, blend_c: int, split: str = "dev") -> dict:
+    corpus, qs, cand = split_candidates(name, split, limit=limit, rows=rows, threads=threads)
     golds = [q.gold for q in qs]
     out = {"questions": len(qs), "lexical": metrics(cand.lexical, golds), "vector": metrics(cand.vector, golds),
            "hybrid": metrics(cand.fused, golds)}
@@ -79,6 +97,8 @@ def evaluate_set(ce: CrossEncoder | None, name: str, rows: list[int] | None, lim
         reranked.append([top[i] for i in np.argsort(-s, kind="stable")])
     out["hybrid+rerank"] = metrics(reranked, golds)
     out["hybrid+rerank 20->5"] = metrics([r[:RERANK_KEEP] for r in reranked], golds)
+    blended = [blend(f[:RERANK_INPUT], r, blend_c) for f, r in zip(cand.fused, reranked)]
+    out[f"hybrid+rerank rrf(c={blend_c})"] = metrics(blended, golds)
     out["rerank_seconds"] = round(time.perf_counter() - t0, 1)
     return out
 
@@ -95,6 +115,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-quality", action="store_true")
     ap.add_argument("--no-rerank", action="store_true", help="first stage only")
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--split", choices=("dev", "heldout"), default="dev",
+                    help="dev splits (report), or the held-out articles of train (where settings are chosen)")
+    ap.add_argument("--blend-c", type=int, default=Config().retrieval.rerank_blend_c,
+                    help="c of the RRF of fused and reranked orders (the pipeline's retrieval.rerank_blend_c)")
     a = ap.parse_args(argv)
 
     ce = None if a.no_rerank else CrossEncoder(a.model, threads=a.threads, max_length=a.max_length)
@@ -119,7 +143,12 @@ def main(argv: list[str] | None = None) -> int:
                     fam_rows.setdefault(q.family, []).append(i)
                 rows = sorted(r for fam, rs in fam_rows.items()
                               for r in (rs[j] for j in sample_rows(len(rs), a.limit, a.seed)))
-            results[name] = evaluate_set(ce, name, rows, a.limit, cache, a.threads)
+            if a.split == "heldout":
+                if name == "multi-dev":
+                    continue
+                rows = heldout_rows(name, a.limit, a.seed)
+            results[name] = evaluate_set(ce, name, rows, a.limit, cache, a.threads, a.blend_c,
+                                         "train" if a.split == "heldout" else "dev")
             r = results[name]
             line = " | ".join(f"{k} R@1 {v['R@1']:.3f} MRR@10 {v['MRR@10']:.3f}"
                               for k, v in r.items() if isinstance(v, dict) and k != "hybrid+rerank 20->5")

@@ -60,12 +60,16 @@ class AnswerType:
         return has_value or has_words
 
 
-_WARRANTY = _alt("warrant", "guarantee", "garantie", "gewährleistung", "garanzia", "garantía",
-                 "보증", "保修", "质保", "質保", "保固")
+# asked: nouns only ("How do I guarantee a tight seal?" is not about the warranty)
+_WARRANTY_ASKS = _alt("warrant", r"guarantee (?:period|terms|cover)", "garantie", "gewährleistung",
+                      "garanzia", "garantía", "보증", "保修", "质保", "質保", "保固")
+_WARRANTY = _alt("warrant", "guarantee", "garanti", "gewährleist", "garanzi", "garantía", "보증",
+                 "保修", "质保", "質保", "保固")
 _FIRMWARE = _alt("firmware", "micrologiciel", "software", "logiciel", "펌웨어", "소프트웨어",
                  "固件", "韧体", "韌體", "软件", "軟體")
 _PAIRING = _alt("bluetooth", "pairing", "appair", "kopplung", "koppeln", "블루투스", "페어링",
                 "蓝牙", "藍牙", "配对", "配對")
+_PAIRED = _alt("bluetooth", "pair", "appair", "kopp", "블루투스", "페어링", "蓝牙", "藍牙", "配对", "配對")
 _REFRIGERANT = _alt("refrigerant", "frigorig", "réfrigérant", "kältemittel", "냉매", "制冷剂",
                     "冷媒")
 _SPARES = _alt("spare", "in stock", "inventory", "de rechange", "en stock", "ersatzteil",
@@ -105,10 +109,10 @@ ANSWER_TYPES: tuple[AnswerType, ...] = (
                units=frozenset({"l"}), words=_TANK, value_and_words=True),
     AnswerType("refrigerant", _REFRIGERANT,
                pattern=re.compile(r"(?<![\w-])R-?\d{2,4}[A-Za-z]?(?![\w-])"), words=_REFRIGERANT),
-    AnswerType("warranty", _WARRANTY, words=_WARRANTY),
+    AnswerType("warranty", _WARRANTY_ASKS, words=_WARRANTY),
     AnswerType("firmware", _alt("firmware", "micrologiciel", "펌웨어", "固件", "韧体", "韌體"),
                words=_FIRMWARE),
-    AnswerType("wireless pairing", _PAIRING, words=_PAIRING),
+    AnswerType("wireless pairing", _PAIRING, words=_PAIRED),
     AnswerType("spare-part stock", _SPARES, words=_SPARES),
 )
 

@@ -72,6 +72,9 @@ class RetrievalConfig:
     )
     fused_window: int = doc("How many fused candidates survive fusion.", 50)
     rerank_input: int = doc("How many fused candidates the reranker scores.", 20)
+    rerank_blend_c: int = doc(
+        "The reranked order is the RRF (this c) of the fused order and the cross-encoder's order; "
+        "-1 = the cross-encoder's order alone.", 5)
     final_context: int = doc("How many passages the answer is built from.", 5)
     context_token_budget: int = doc("Token budget for the final context incl. neighbour expansion.", 2000)
     rerank_timeout_ms: int = doc("Reranker time limit; past it the fused order is kept (degraded).", 5000)

@@ -11,7 +11,8 @@ Stages of ``search(mode="full")``:
 2. lexical: ``LexicalIndex.search(q, lexical_depth, eligible=mask)``;
 3. vector: ``VectorIndex.search(embed(q), vector_depth, eligible=mask)``;
 4. fused: reciprocal rank fusion, one candidate per chunk id, top ``fused_window``;
-5. rerank: the cross-encoder over the top ``rerank_input`` fused candidates; without a
+5. rerank: the cross-encoder over the top ``rerank_input`` fused candidates, its order
+   blended with the fused order by RRF (``rerank_blend_c``; -1 = its order alone); without a
    model, on error or past ``rerank_timeout_ms`` the fused order is kept and the stage
    note says ``degraded: ...``;
 6. context: top ``final_context`` after rerank, duplicates removed, neighbours added
@@ -51,6 +52,7 @@ from engine.config import Config, FilterConfig
 from engine.context import ContextItem, assemble_context
 from engine.eligibility import Eligibility
 from engine.errors import IndexCorrupt
+from engine.fusion import fuse_rrf
 from engine.store import (
     FORMAT_VERSION, DocumentRecord, IndexMismatch, IndexStore, meta_to_json, rebuild_hint,
 )
@@ -510,7 +512,6 @@ class Library:
         elif mode == "vector":
             final = vec
         else:
-            from engine.fusion import fuse_rrf
 
             t = time.perf_counter()
             rankings = [[c for c, _ in lex], [c for c, _ in vec]]
@@ -566,7 +567,13 @@ class Library:
         except Exception as e:  # a failing model must not take search down: visible, not silent
             return kept, f"degraded: reranker failed ({type(e).__name__}: {e}); fused order kept"
         order = sorted(range(len(cands)), key=lambda i: (-scores[i], i))
-        return [(cands[i][0].id, float(scores[i])) for i in order], f"cross-encoder {model.model_id}"
+        c = self.config.retrieval.rerank_blend_c
+        if c < 0:
+            return [(cands[i][0].id, float(scores[i])) for i in order], f"cross-encoder {model.model_id}"
+        # blend: RRF of the fused order (the candidates as given) and the cross-encoder's order
+        blended = fuse_rrf([list(range(len(cands))), order], c=c)
+        return ([(cands[i][0].id, float(scores[i])) for i, _ in blended],
+                f"cross-encoder {model.model_id}, blended with the fused order (RRF c={c})")
 
     def _get_reranker(self) -> Any:
         with self._reranker_lock:

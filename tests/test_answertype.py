@@ -44,6 +44,7 @@ def test_cues_name_the_attribute(question, expected):
     "Wie oft muss der Luftfilter gereinigt werden?",
     "Riemenspannung prüfen: wie?",          # mechanical tension is not a voltage
     "Comment distinguer les types de bruit ?",  # noise as a topic, not a level
+    "How do I guarantee that the enclosure stays sealed?",  # a verb, not the warranty
 ])
 def test_questions_without_a_cue_expect_nothing(question):
     assert names(question) == set()
@@ -74,6 +75,8 @@ def test_patterns_and_words():
     assert ref.answered_by("Charge: 1.2 kg of R-134a.", [])
     assert ref.answered_by("Kältemittel: siehe Typenschild.", [])
     assert not ref.answered_by("Clean the cooling coil with water.", [])
+    pairing = next(t for t in ANSWER_TYPES if t.name == "wireless pairing")
+    assert pairing.answered_by("Hold the button for 5 s to pair the sensor with the gateway.", [])
     warranty = next(t for t in ANSWER_TYPES if t.name == "warranty")
     assert warranty.answered_by("La garantie est de 24 mois.", values_in("La garantie est de 24 mois."))
 

@@ -278,3 +278,36 @@ def test_a_named_device_outranks_the_same_text_about_another_device(tmp_path, op
         assert f"device ranking for {code.lower().replace('-', '')}" in res.trace.stage("fused").note
     # a question naming no known device gets no extra ranking
     assert "device ranking" not in lib.search("lid screw torque?", mode="hybrid").trace.stage("fused").note
+
+
+class ThirdFirstReranker:
+    """A cross-encoder double that prefers the fusion's third candidate, then its neighbours."""
+
+    model_id = "third-first"
+
+    def score(self, question, passages):
+        return [-float((i - 2) ** 2) - 0.01 * i for i in range(len(passages))]
+
+
+@pytest.mark.parametrize("blend_c", [-1, 5])
+def test_rerank_order_is_the_cross_encoders_or_blended_with_the_fused_order(
+        tmp_path, open_library, fast_config, write_library, blend_c):
+    from engine.fusion import fuse_rrf
+
+    root = write_library(tmp_path / "lib", DOCS)
+    cfg = fast_config.replace(**{"retrieval.rerank_blend_c": blend_c})
+    library = open_library(root, config=cfg, reranker=ThirdFirstReranker())
+    library.build()
+    tr = library.search("seal pump valve sensor torque").trace
+    fused = [r.chunk_id for r in tr.stage("fused").ranked][:cfg.retrieval.rerank_input]
+    reranked = [r.chunk_id for r in tr.stage("rerank").ranked]
+    assert len(fused) >= 3
+    own = sorted(range(len(fused)), key=lambda i: (i - 2) ** 2 + 0.01 * i)
+    if blend_c < 0:
+        assert reranked == [fused[i] for i in own]
+        assert tr.stage("rerank").note == "cross-encoder third-first"
+    else:
+        assert reranked == [c for c, _ in fuse_rrf([fused, [fused[i] for i in own]], c=blend_c)]
+        # fused[2]: 1/(5+3) + 1/(5+1) = .292 > fused[1]: 2/(5+2) = .286 > fused[0]: 1/6 + 1/9 = .278
+        assert reranked[:3] == [fused[2], fused[1], fused[0]]
+        assert "blended with the fused order (RRF c=5)" in tr.stage("rerank").note

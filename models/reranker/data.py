@@ -150,6 +150,13 @@ def first_stage(corpus: Corpus, questions: Sequence[Question], *, k: int = BRANC
     return Candidates(lexical, vector, fused)
 
 
+def held_out(key: str, every: int = 12) -> bool:
+    """Deterministic article-level hold-out on TRAIN (by the gold file path): never trained
+    on; where the reranker's checkpoint and the pipeline's blend are chosen."""
+    path = key.rsplit(":", 1)[0]
+    return int(hashlib.sha1(path.encode()).hexdigest(), 16) % every == 0
+
+
 # ---------------------------------------------------------------------- metrics
 def recall_at(ranked: Sequence[int], gold: frozenset[int], k: int) -> float:
     return float(any(r in gold for r in ranked[:k]))

