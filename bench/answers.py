@@ -6,10 +6,13 @@
 
 For each set it builds (or reuses) an index under ``--index-root``, searches every
 question once (``mode="full"``), scores the evidence (``engine.answer.assess``)
-and composes the answer with the threshold in force. It prints, per set:
+and composes the answer without a threshold (each threshold is then applied to the scores). It
+prints, per set:
 
 * cited rate (answerable questions whose answer cites a gold passage), abstention
-  rate on answerable and on no-answer questions, claims outside their span;
+  rate on answerable and on no-answer questions (and how many abstained because no
+  passage gives the attribute asked for, ``engine.answertype``), claims outside their
+  span, at the threshold in force and at the calibrated one;
 * the evidence-score distribution (min, p5, p10, p25, p50) of answerable and of
   no-answer questions;
 * a threshold sweep, and the calibrated choice: the highest threshold that keeps
@@ -34,7 +37,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine.answer import assess, compose_answer  # noqa: E402
+from engine.answer import abstain_threshold, abstains, assess, compose_answer  # noqa: E402
 from engine.answer_eval import AnswerEval  # noqa: E402
 from engine.config import load_config  # noqa: E402
 from engine.evaluate import load_questions  # noqa: E402
@@ -45,11 +48,11 @@ EVAL = Path("/work/shared/eval")
 
 def run_set(name: str, corpus: Path, questions_file: Path, index_root: Path, limit: int | None,
             config) -> dict:
-    lib = Library.open(corpus, config, index_root / name)
+    lib = Library.open(corpus, config, index_root / name, repair=True)  # the bench's own index
     t = time.perf_counter()
     if lib.generation is None:
         print(f"[{name}] building index of {corpus} ...", file=sys.stderr)
-    report = lib.build()
+    report = lib.build(rebuild=lib.generation is None)
     print(f"[{name}] index: {report.documents} documents, {report.chunks} chunks "
           f"({time.perf_counter() - t:.0f} s)", file=sys.stderr)
     questions = load_questions(questions_file, limit)
@@ -64,7 +67,10 @@ def run_set(name: str, corpus: Path, questions_file: Path, index_root: Path, lim
         out = hook.score(q, answer)
         rows.append({"question": q.text, "family": q.family, "answerable": out.answerable,
                      "evidence": round(a.evidence, 4), "best_cosine": round(a.best_cosine, 4),
-                     "missing": list(a.missing_codes), "cited": out.cited, "outside": out.outside,
+                     "missing": list(a.missing_codes), "expected": list(a.expected),
+                     "unanswered": list(a.unanswered), "type_missing": a.type_missing,
+                     "abstains_anyway": abstains(a, float("-inf")),
+                     "cited": out.cited, "outside": out.outside,
                      "claims": len(answer.claims), "conflicts": len(answer.conflicts)})
         if i % 25 == 0:
             print(f"[{name}] {i}/{len(questions)} ({(time.perf_counter() - t) / i:.2f} s/question)",
@@ -74,15 +80,22 @@ def run_set(name: str, corpus: Path, questions_file: Path, index_root: Path, lim
 
 
 def rates_at(rows: list[dict], threshold: float) -> dict:
+    """Rates had the threshold been ``threshold`` (the answer-type rule applies at every threshold)."""
     ans = [r for r in rows if r["answerable"]]
     no = [r for r in rows if not r["answerable"]]
+
     def rate(xs, pred):
         return round(sum(1 for r in xs if pred(r)) / len(xs), 4) if xs else None
+
+    def abstained(r):
+        return r["evidence"] < threshold or r["abstains_anyway"]
+
     return {
         "threshold": round(threshold, 4),
-        "abstain_rate_answerable": rate(ans, lambda r: r["evidence"] < threshold),
-        "abstain_rate_noanswer": rate(no, lambda r: r["evidence"] < threshold),
-        "cited_rate": rate(ans, lambda r: r["cited"] and r["evidence"] >= threshold),
+        "abstain_rate_answerable": rate(ans, abstained),
+        "abstain_rate_noanswer": rate(no, abstained),
+        "abstain_rate_by_type": rate(rows, lambda r: r["type_missing"]),
+        "cited_rate": rate(ans, lambda r: r["cited"] and not abstained(r)),
     }
 
 
@@ -133,6 +146,7 @@ def main(argv: list[str] | None = None) -> int:
         sweep = [rates_at(rows, t) for t in np.round(np.arange(0.70, 0.95, 0.01), 2)]
         report["sets"][res["set"]] = {
             "questions": len(rows),
+            "in_force": rates_at(rows, abstain_threshold(config)),
             "at_calibrated": rates_at(rows, chosen),
             "claims_outside_span": sum(r["outside"] for r in rows),
             "cited_rate_without_abstention": round(sum(r["cited"] for r in rows if r["answerable"])
@@ -148,10 +162,13 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print(f"calibrated threshold: {chosen:.4f} (answerable abstain <= {args.max_answerable_abstain:.0%})")
     for name, r in report["sets"].items():
-        c = r["at_calibrated"]
         print(f"\n== {name}: {r['questions']} questions")
-        print(f"  at calibrated: cited {c['cited_rate']}  abstain answerable {c['abstain_rate_answerable']}"
-              f"  abstain no-answer {c['abstain_rate_noanswer']}  claims outside span {r['claims_outside_span']}")
+        for label in ("in_force", "at_calibrated"):
+            c = r[label]
+            print(f"  {label} ({c['threshold']}): cited {c['cited_rate']}  abstain answerable "
+                  f"{c['abstain_rate_answerable']}  abstain no-answer {c['abstain_rate_noanswer']}"
+                  f"  (by answer type {c['abstain_rate_by_type']})")
+        print(f"  claims outside span {r['claims_outside_span']}")
         print(f"  cited without abstention: {r['cited_rate_without_abstention']}")
         print(f"  evidence answerable: {r['evidence_answerable']}")
         print(f"  evidence no-answer:  {r['evidence_noanswer']}")

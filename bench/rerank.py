@@ -26,6 +26,7 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -78,7 +79,8 @@ def heldout_rows(name: str, limit: int, seed: int) -> list[int]:
 
 
 def evaluate_set(ce: CrossEncoder | None, name: str, rows: list[int] | None, limit: int,
-                 cache: dict[tuple[str, str], float], threads: int, blend_c: int, split: str = "dev") -> dict:
+                 cache: dict[tuple[str, str], float], threads: int, blend_c: Sequence[int],
+                 split: str = "dev") -> dict:
     corpus, qs, cand = split_candidates(name, split, limit=limit, rows=rows, threads=threads)
     golds = [q.gold for q in qs]
     out = {"questions": len(qs), "lexical": metrics(cand.lexical, golds), "vector": metrics(cand.vector, golds),
@@ -97,8 +99,9 @@ def evaluate_set(ce: CrossEncoder | None, name: str, rows: list[int] | None, lim
         reranked.append([top[i] for i in np.argsort(-s, kind="stable")])
     out["hybrid+rerank"] = metrics(reranked, golds)
     out["hybrid+rerank 20->5"] = metrics([r[:RERANK_KEEP] for r in reranked], golds)
-    blended = [blend(f[:RERANK_INPUT], r, blend_c) for f, r in zip(cand.fused, reranked)]
-    out[f"hybrid+rerank rrf(c={blend_c})"] = metrics(blended, golds)
+    for c in blend_c:
+        blended = [blend(f[:RERANK_INPUT], r, c) for f, r in zip(cand.fused, reranked)]
+        out[f"hybrid+rerank rrf(c={c})"] = metrics(blended, golds)
     out["rerank_seconds"] = round(time.perf_counter() - t0, 1)
     return out
 
@@ -117,9 +120,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--split", choices=("dev", "heldout"), default="dev",
                     help="dev splits (report), or the held-out articles of train (where settings are chosen)")
-    ap.add_argument("--blend-c", type=int, default=Config().retrieval.rerank_blend_c,
-                    help="c of the RRF of fused and reranked orders (the pipeline's retrieval.rerank_blend_c)")
+    ap.add_argument("--blend-c", default=str(Config().retrieval.rerank_blend_c),
+                    help="c of the RRF of fused and reranked orders (the pipeline's retrieval.rerank_blend_c); "
+                         "a comma-separated list reports each")
     a = ap.parse_args(argv)
+    a.blend_c = [int(c) for c in str(a.blend_c).split(",") if int(c) >= 0]
 
     ce = None if a.no_rerank else CrossEncoder(a.model, threads=a.threads, max_length=a.max_length)
     report: dict = {"model": str(a.model), "threads": a.threads, "max_length": a.max_length,

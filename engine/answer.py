@@ -64,7 +64,7 @@ from engine.evidence import (
 from engine.types import Answer, Chunk, Citation, Claim, Conflict, DocumentMeta, SearchResult
 
 __all__ = [
-    "Assessment", "CALIBRATED_THRESHOLD", "ScoredUnit", "assess", "compose_answer",
+    "Assessment", "CALIBRATED_THRESHOLD", "ScoredUnit", "abstains", "assess", "compose_answer",
     "abstain_threshold", "citation_for", "content_terms", "device_vocabulary", "rank_prior", "select_units",
 ]
 
@@ -138,6 +138,16 @@ class Assessment:
     rerank_top: float | None  # best reranker score of the context, when reranked
     expected: tuple[str, ...] = ()  # attributes the question asks for (engine.answertype)
     unanswered: tuple[str, ...] = ()  # those of them that no unit of the evidence holds
+
+    @property
+    def type_missing(self) -> bool:
+        """The question asks for attributes and the evidence holds none of them."""
+        return bool(self.expected) and len(self.unanswered) == len(self.expected)
+
+
+def abstains(a: Assessment, threshold: float) -> bool:
+    """The abstention rule: weak evidence, no units, or none of the attributes asked for."""
+    return a.evidence < threshold or not a.units or a.type_missing
 
 
 def abstain_threshold(config: Config) -> float:
@@ -337,11 +347,10 @@ def compose_answer(question: str, result: SearchResult, library, config: Config)
                       notes=tuple(notes + ["no passage passed the filters"]))
     a = assess(question, result, library, config)
     threshold = abstain_threshold(config)
-    type_missing = bool(a.expected) and len(a.unanswered) == len(a.expected)
-    if a.evidence < threshold or not a.units or type_missing:
+    if abstains(a, threshold):
         consult = tuple(citation_for(i + 1, h.chunk, library.meta_of(h.chunk))
                         for i, h in enumerate(result.hits[: config.answer.to_consult]))
-        if type_missing:
+        if a.type_missing:
             why = f"no passage gives the {_names(a.unanswered)} asked for"
         else:
             why = f"evidence {a.evidence:.3f} below threshold {threshold:.3f}"
