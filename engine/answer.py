@@ -57,7 +57,9 @@ import numpy as np
 
 from engine.answertype import expected_types, unanswered
 from engine.config import Config
-from engine.conflicts import find_conflicts, header_units, statement, table_header, values_in
+from engine.conflicts import (
+    Value, column_units, find_conflicts, header_units, statement, table_header, values_in,
+)
 from engine.evidence import (
     Unit, codes_in, injection_reason, is_condition, refers_forward, split_units, terms,
 )
@@ -308,11 +310,17 @@ def assess(question: str, result: SearchResult, library, config: Config,
                       tuple(t.name for t in expected), tuple(t.name for t in unanswered(expected, pieces)))
 
 
-def _typed_piece(unit: Unit, chunk: Chunk) -> tuple[str, list]:
-    """A unit's text with its headings (and table header), and its values, for answer types."""
+def _typed_piece(unit: Unit, chunk: Chunk) -> tuple[str, list[Value]]:
+    """A unit's text with its headings (and table header), and its values, for answer types.
+
+    A unit holding a bare number also counts as holding a value in each unit its chunk uses
+    as a column label: a PDF table row ("Bag filter F7 CV-FB7 90 250") under "Replace at (Pa)"."""
     header = table_header(chunk, unit)
     text = f"{' > '.join(chunk.heading_path)} {unit.heading} {header} {unit.text}"
-    return text, values_in(unit.text, header_units(header) if header else ())
+    values = values_in(unit.text, header_units(header) if header else ())
+    if re.search(r"\d", unit.text):
+        values += [Value(float("nan"), u, f"({u})") for u in column_units(f"{chunk.context}\n{chunk.text}")]
+    return text, values
 
 
 def rank_prior(rank: int) -> float:

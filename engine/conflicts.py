@@ -48,6 +48,7 @@ _UNITS: dict[str, tuple[str, ...]] = {
     "MPa": ("MPa",),
     "psi": ("psi",),
     "°C": ("°C", "℃", "° C"),
+    "°F": ("°F", "℉"),
     "mm²": ("mm²", "mm2"),
     "mm": ("mm", "毫米"),
     "cm": ("cm",),
@@ -63,6 +64,8 @@ _UNITS: dict[str, tuple[str, ...]] = {
     "W": ("W",),
     "V": ("V",),
     "Ah": ("Ah",),
+    "mAh": ("mAh",),
+    "Wh": ("Wh",),
     "A": ("A",),
     "MΩ": ("MΩ", "Mohm"),
     "Pa": ("Pa",),
@@ -119,6 +122,13 @@ def header_units(header_row: str) -> tuple[str, ...]:
         m = _HEADER_UNIT.search(cell)
         out.append(_SPELLING[m.group(1)] if m else "")
     return tuple(out)
+
+
+def column_units(text: str) -> tuple[str, ...]:
+    """Units written as column labels anywhere in ``text`` ("Replace at (Pa)"), normalised.
+
+    A table that lost its structure (PDF text) keeps its labels but not which cell is which."""
+    return tuple(dict.fromkeys(_SPELLING[u] for u in _HEADER_UNIT.findall(text)))
 
 
 def _cells(row: str) -> list[str]:

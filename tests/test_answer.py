@@ -592,3 +592,13 @@ def test_compound_question_answers_the_part_found_and_names_the_part_missing():
     a = ask(lib, "What is the torque of the impeller nut and the weight of the HY-400?")
     assert not a.abstained and a.claims
     assert any(n == "not found in these documents: the weight asked for" for n in a.notes), a.notes
+
+
+def test_a_pdf_table_row_answers_by_its_column_label():
+    text = ("# Corvid CV-60\n\n## Filter replacement\n\nReplace a filter at the final pressure drop below.\n"
+            "Filter stage Class Initial drop (Pa) Replace at (Pa)\nBag filter F7 90 250\n")
+    lib = FakeLibrary({"en/cv60.md": (meta("cv60", models=("CV-60",)), text)})
+    a = ask(lib, "At what pressure drop must the F7 bag filter of the CV-60 be replaced?")
+    assert not a.abstained, a.notes
+    b = ask(lib, "What is the operating temperature range of the CV-60?")
+    assert b.abstained and any("temperature" in n for n in b.notes)

@@ -95,3 +95,24 @@ def test_unanswered_lists_only_the_types_no_piece_answers():
     pieces = [(t, values_in(t)) for t in ("Enclosure IP55.", "Impeller nut torque 38 N·m.")]
     assert [t.name for t in unanswered(expected, pieces)] == ["weight"]
     assert unanswered(expected, pieces + [("Weight 41 kg", values_in("Weight 41 kg"))]) == ()
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("At what temperature does the thermostat trip?", "temperature"),
+    ("Quelle est la pression de service maximale ?", "pressure"),
+    ("Wie hoch ist die Dauerleistung des Falke FK-3?", "power"),
+    ("What is the airflow of the CV-60?", "flow rate"),
+    ("电池容量是多少？", "battery capacity"),
+])
+def test_quantities_are_asked_by_value_seeking_phrasings(question, expected):
+    assert expected in names(question)
+
+
+@pytest.mark.parametrize("question", [
+    "What should I do when the temperature alarm appears?",  # a mention, not the value asked
+    "Quel puissance étrangère s'était vu confier le Shandong ?",  # a power, not watts
+    "恆星的自轉速度與表面重力都可以從什麼東西中測量出來？",  # a star's rotation, not rpm
+    "現金流量表所代表的意義為?",  # cash flow
+])
+def test_mentions_of_a_quantity_do_not_ask_for_it(question):
+    assert names(question) == set()
