@@ -74,8 +74,9 @@ __all__ = [
 # below (rank prior, device words left out of the lexical share).
 # Without a reranker: evidence of answerable questions min 0.777 / then 0.861, 0.866, 0.869 /
 # p50 0.958; of no-answer questions min 0.892 / p50 0.932 / max 0.973.
-# With the reranker build of 2026-11-29 (models/fieldqa-reranker): answerable questions whose gold
-# passage is in the context min 0.839, 0.854, 0.872; no-answer min 0.909.
+# With reranker run 3 (not shipped): answerable questions whose gold passage is in the context
+# min 0.839, 0.854, 0.872; no-answer min 0.909. With run 5 (shipped, retrieval.rerank off by
+# default) switched on: abstention unchanged on the samples (answerable 2/66, no-answer 10/10).
 # piaf-fr dev (bench/answers.py --dev piaf-fr --limit 100, all answerable): min 0.858 / p5 0.877.
 # 0.83 answers every answerable question whose gold passage is in the context, with or without
 # the reranker. It abstains on 1/66 answerable questions without the reranker (a retrieval miss)

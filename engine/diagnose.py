@@ -193,7 +193,7 @@ def classify(trace: Trace, gold_ids: set[str], eligible_ids: set[str]) -> Diagno
         if r_rr <= final:
             return d("dropped by context assembly", f"rerank rank {r_rr} <= final window {final}, "
                      f"removed as a duplicate or over the token budget", "context", r_rr)
-        if rr.note.startswith("degraded"):
+        if rr.passed_through:
             return d("cut by the final window", f"fused order kept (reranker {rr.note}); rank {r_rr} "
                      f"> final window {final}", "final_window", r_rr)
         return d("demoted by the reranker", f"rerank rank {r_rr} > final window {final}", "rerank", r_rr)

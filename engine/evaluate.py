@@ -21,7 +21,7 @@ JSON shape (``evaluate()`` returns it, ``fieldqa eval --json`` prints it)::
      "losses": {STAGE: count},            # full mode only; STAGE in engine.diagnose.LOSS_STAGES
                                           # plus "missed_by_lexical"/"missed_by_vector" (branch misses)
      "timings_ms": {STAGE: {"p50": x, "p95": x}},   # per trace stage, plus "total"
-     "reranker": "ready: ..." | "degraded: ...",
+     "reranker": "ready: ..." | "degraded: ..." | "off: ...",
      ...hooks}                            # e.g. "answers" added by an EvalHook
 
 Hooks: ``evaluate(..., hooks=[h])`` calls ``h.observe(question, result)`` after each full

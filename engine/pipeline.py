@@ -12,9 +12,10 @@ Stages of ``search(mode="full")``:
 3. vector: ``VectorIndex.search(embed(q), vector_depth, eligible=mask)``;
 4. fused: reciprocal rank fusion, one candidate per chunk id, top ``fused_window``;
 5. rerank: the cross-encoder over the top ``rerank_input`` fused candidates, its order
-   blended with the fused order by RRF (``rerank_blend_c``; -1 = its order alone); without a
-   model, on error or past ``rerank_timeout_ms`` the fused order is kept and the stage
-   note says ``degraded: ...``;
+   blended with the fused order by RRF (``rerank_blend_c``; -1 = its order alone). Switched
+   off (``rerank = false``, the default) the fused order is kept and the note says ``off``;
+   without a model, on error or past ``rerank_timeout_ms`` it is kept and the note says
+   ``degraded: ...``;
 6. context: top ``final_context`` after rerank, duplicates removed, neighbours added
    within ``context_token_budget`` (engine.context).
 
@@ -553,6 +554,8 @@ class Library:
         kept = [(c.id, s) for c, s in cands]
         if not cands:
             return kept, ""
+        if not self.config.retrieval.rerank:
+            return kept, "off (retrieval.rerank = false); fused order kept"
         model = self._get_reranker()
         if isinstance(model, str):
             return kept, f"degraded: {model}; fused order kept"
@@ -595,6 +598,8 @@ class Library:
 
     @property
     def reranker_status(self) -> str:
+        if not self.config.retrieval.rerank:
+            return "off: retrieval.rerank = false"
         r = self._get_reranker()
         return f"degraded: {r}" if isinstance(r, str) else f"ready: {r.model_id}"
 

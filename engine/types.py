@@ -134,7 +134,12 @@ class Stage:
     ranked: tuple[Ranked, ...]
     window: int  # how many this stage was allowed to keep
     ms: float
-    note: str = ""  # e.g. "degraded: reranker unavailable (...)"
+    note: str = ""  # e.g. "degraded: reranker unavailable (...)", "off (retrieval.rerank = false); ..."
+
+    @property
+    def passed_through(self) -> bool:
+        """The stage kept its input order: degraded (no model, error, timeout) or switched off."""
+        return self.note.startswith(("degraded", "off"))
 
     def rank_of(self, chunk_id: str) -> int | None:
         for r in self.ranked:

@@ -36,8 +36,9 @@ def hash_embedder() -> HashEmbedder:
 
 @pytest.fixture
 def fast_config(tmp_path: Path) -> Config:
-    """Defaults, but no model folder (so no reranker) and indexes under tmp_path."""
-    return Config().replace(**{"models.dir": str(tmp_path / "no-models"), "index_dir": str(tmp_path / "indexes")})
+    """Defaults, but the rerank stage on with no model folder (so it is degraded) and indexes under tmp_path."""
+    return Config().replace(**{"models.dir": str(tmp_path / "no-models"), "index_dir": str(tmp_path / "indexes"),
+                               "retrieval.rerank": True})
 
 
 @pytest.fixture

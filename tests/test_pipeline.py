@@ -311,3 +311,17 @@ def test_rerank_order_is_the_cross_encoders_or_blended_with_the_fused_order(
         # fused[2]: 1/(5+3) + 1/(5+1) = .292 > fused[1]: 2/(5+2) = .286 > fused[0]: 1/6 + 1/9 = .278
         assert reranked[:3] == [fused[2], fused[1], fused[0]]
         assert "blended with the fused order (RRF c=5)" in tr.stage("rerank").note
+
+
+def test_rerank_stage_is_off_by_default_and_says_so(tmp_path, open_library, fast_config, write_library):
+    root = write_library(tmp_path / "lib", DOCS)
+    library = open_library(root, config=fast_config.replace(**{"retrieval.rerank": False}),
+                           reranker=ThirdFirstReranker())
+    library.build()
+    res = library.search("seal pump valve sensor torque")
+    rr = res.trace.stage("rerank")
+    assert rr.note == "off (retrieval.rerank = false); fused order kept" and rr.passed_through
+    fused = [r.chunk_id for r in res.trace.stage("fused").ranked][:len(rr.ranked)]
+    assert [r.chunk_id for r in rr.ranked] == fused
+    assert library.reranker_status == "off: retrieval.rerank = false"
+    assert not any("rerank" in n for n in library.ask("seal").notes)  # a choice, not a degraded mode

@@ -101,8 +101,8 @@ def _expected_verdict(lib, trace) -> str:
     if rank["rerank"] is not None:
         if rank["rerank"] <= 2:
             return "dropped by context assembly"
-        degraded = trace.stage("rerank").note.startswith("degraded")
-        return "cut by the final window" if degraded else "demoted by the reranker"
+        kept = trace.stage("rerank").passed_through
+        return "cut by the final window" if kept else "demoted by the reranker"
     return "cut by the fused window"
 
 
