@@ -10,7 +10,9 @@ final context passages, in rank order) into an :class:`~engine.types.Answer`:
    the share of the question's *content* words it holds (device names and model codes of
    the passages' documents left out: every passage of a manual shares them), plus
    ``W_CODE`` per exact token shared with the question (``ERR_…``, ``REF27-ALPHA``, ``M8``,
-   ``25 N·m``; two at most; model codes left out), plus the retrieval rank prior
+   ``25 N·m``; two at most; model codes left out), plus ``W_TYPE`` when the unit gives an
+   attribute the question asks for (a torque for a torque question: :mod:`engine.answertype`),
+   plus the retrieval rank prior
    ``W_RANK / rank``, minus ``W_OFF_DEVICE`` when the question names a model that the
    unit's document is not about.
 2. **Abstention.** The evidence score is the best unit score (flagged units left
@@ -22,7 +24,9 @@ final context passages, in rank order) into an :class:`~engine.types.Answer`:
    The answer also abstains when the question asks for an attribute (a weight, an IP
    rating, the warranty: :mod:`engine.answertype`) that no unit of the evidence about
    the device it names holds; when it asks for several and only some are missing, it
-   answers and notes the missing ones.
+   answers and notes the missing ones. Before that, passages ranked past the final
+   context (within the reranker's input) that give a missing attribute are added to the
+   evidence (``MAX_TYPED_EXTRA`` at most), and a note says so.
 3. **Claims** (:func:`select_units`): the best unit of each passage whose best unit scores
    within ``PASSAGE_MARGIN`` of the overall best (``MAX_PASSAGES`` at most), then other
    units of those passages within ``MARGIN`` of the best (at most
@@ -55,7 +59,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from engine.answertype import expected_types, unanswered
+from engine.answertype import ANSWER_TYPES, expected_types, unanswered
 from engine.config import Config
 from engine.conflicts import (
     Value, column_units, find_conflicts, header_units, statement, table_header, values_in,
@@ -100,6 +104,7 @@ W_MISSING = 0.10  # the question names a code that no passage holds
 FLAG_PENALTY = 0.10  # instructions to the system are scored down
 W_OFF_DEVICE = 0.05  # the question names a model code; the unit's document is about others
 W_RANK = 0.04  # × 1/rank of the unit's passage in the final context
+W_TYPE = 0.05  # the unit gives an attribute the question asks for (engine.answertype)
 MARGIN = 0.03  # claims: units within this of the best score
 # passages cited: gaps (best unit score − the gold passage's best unit score) on the answerable
 # sample questions whose gold passage is in the context but not first: 0.002–0.048 at
@@ -114,6 +119,9 @@ SCORED_PASSAGES = 5
 NEAR_UNITS = 2  # a condition travels when within this many units of a chosen one
 MAX_CONDITIONS = 4
 MAX_FORWARD_CONDITIONS = 2
+# passages past the final context that may be added when they give an attribute asked for
+# (engine.answertype) that the context lacks; looked for within the reranker's input window
+MAX_TYPED_EXTRA = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +135,7 @@ class ScoredUnit:
     score: float
     condition: bool
     flagged: str
+    typed: bool = False  # gives an attribute the question asks for (engine.answertype)
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,20 +301,23 @@ def assess(question: str, result: SearchResult, library, config: Config,
     qv = np.asarray(library.embedder.embed_queries([question]), dtype=np.float32)[0]
     uv = _CACHE.passages(library.embedder, [_embed_text(u, c) for u, c, _ in units])
     cos = uv @ qv
+    expected = expected_types(question)
     scored = []
     for (u, c, rank), cs in zip(units, cos):
         mt = _match_text(u, c)
         overlap = len(q_terms & terms(mt)) / len(q_terms) if q_terms else 0.0
         shared = min(2, len(q_exact & _exact_tokens(mt)))
         flag = injection_reason(u.text)
+        typed = bool(expected) and len(unanswered(expected, [_typed_piece(u, c)])) < len(expected)
         score = (float(cs) + W_LEXICAL * overlap + W_CODE * shared + rank_prior(rank)
+                 + (W_TYPE if typed else 0.0)
                  - (FLAG_PENALTY if flag else 0.0) - (W_OFF_DEVICE if c.path in off_device else 0.0))
-        scored.append(ScoredUnit(u, c, rank, float(cs), overlap, shared, score, is_condition(u.text), flag))
+        scored.append(ScoredUnit(u, c, rank, float(cs), overlap, shared, score, is_condition(u.text), flag,
+                                 typed))
     clean = [s for s in scored if not s.flagged]
     best = max((s.score for s in clean), default=-1.0)
     evidence = best - (W_MISSING if missing else 0.0)
     best_cos = max((s.cosine for s in clean), default=-1.0)
-    expected = expected_types(question)
     pieces = [_typed_piece(s.unit, s.chunk) for s in clean if expected and s.chunk.path not in off_device]
     return Assessment(question, tuple(scored), evidence, best_cos, missing, rerank_top,
                       tuple(t.name for t in expected), tuple(t.name for t in unanswered(expected, pieces)))
@@ -355,6 +367,20 @@ def compose_answer(question: str, result: SearchResult, library, config: Config)
         return Answer(question, (), (), abstained=True, trace=result.trace,
                       notes=tuple(notes + ["no passage passed the filters"]))
     a = assess(question, result, library, config)
+    if a.unanswered:  # look past the final context for a passage that gives what is asked
+        typed = _typed_candidates(question, a, result, library)
+        if typed:
+            b = assess(question, result, library, config, extra=typed)
+            # it counts only when a unit giving it would be a claim: about the question, not
+            # any value of the right unit ("15 g of grease" does not give a pump's weight)
+            ids = {c.id for c, _ in typed}
+            best = max((s.score for s in b.units if not s.flagged), default=-1.0)
+            if any(s.typed and s.chunk.id in ids and not s.flagged and s.score >= best - PASSAGE_MARGIN
+                   for s in b.units):
+                found = [t for t in b.expected if t not in b.unanswered and t in a.unanswered]
+                notes.append(f"the {_names(found)} asked for was found past the final context "
+                             f"(rank {', '.join(str(r) for c, r in typed)})")
+                a = b
     threshold = abstain_threshold(config)
     if abstains(a, threshold):
         consult = tuple(citation_for(i + 1, h.chunk, library.meta_of(h.chunk))
@@ -442,6 +468,34 @@ def compose_answer(question: str, result: SearchResult, library, config: Config)
                      "and was not followed")
     return Answer(question, tuple(claims), tuple(citations), tuple(conflicts), trace=result.trace,
                   notes=tuple(notes))
+
+
+def _typed_candidates(question: str, a: Assessment, result: SearchResult, library) -> list[tuple[Chunk, int]]:
+    """Passages ranked past the final context (within the reranker's input) that give an
+    attribute the question asks for and the context lacks, about the device it names:
+    at most ``MAX_TYPED_EXTRA``, best rank first."""
+    stage = (result.trace.stage("rerank") or result.trace.stage("fused")) if result.trace else None
+    if stage is None:
+        return []
+    missing = [t for t in ANSWER_TYPES if t.name in a.unanswered]
+    context = [h.chunk for h in result.hits]
+    seen = {c.id for c in context}
+    out: list[tuple[Chunk, int]] = []
+    for r in stage.ranked:
+        if r.chunk_id in seen:
+            continue
+        try:
+            chunk = library.chunk(r.chunk_id)
+        except KeyError:
+            continue
+        if chunk.path in _off_device(question, library, context + [chunk]):
+            continue
+        pieces = [_typed_piece(u, chunk) for u in split_units(chunk) if not injection_reason(u.text)]
+        if len(unanswered(missing, pieces)) < len(missing):
+            out.append((chunk, r.rank))
+            if len(out) >= MAX_TYPED_EXTRA:
+                break
+    return out
 
 
 def _names(types: Sequence[str]) -> str:

@@ -43,6 +43,8 @@ class AnswerType:
     :mod:`engine.conflicts`), or text matching ``pattern``, or (``words``, when given) speaks
     of the attribute; with ``value_and_words`` both a value and the words are needed in
     the same unit of text (a fuel-tank capacity is a volume next to the word "tank").
+    A value in one of ``weak_units`` needs ``named`` in the same text: "a weight of 850 g"
+    gives a weight, "15 g of grease" does not.
     """
 
     name: str
@@ -51,10 +53,14 @@ class AnswerType:
     pattern: re.Pattern | None = None
     words: re.Pattern | None = None
     value_and_words: bool = False
+    weak_units: frozenset[str] = frozenset()
+    named: re.Pattern | None = None
 
     def answered_by(self, text: str, values: Iterable[Value]) -> bool:
+        values = tuple(values)
         has_value = any(v.unit in self.units for v in values) or bool(
-            self.pattern and self.pattern.search(text))
+            self.pattern and self.pattern.search(text)) or bool(
+            self.named and any(v.unit in self.weak_units for v in values) and self.named.search(text))
         has_words = bool(self.words and self.words.search(text))
         if self.value_and_words:
             return has_value and has_words
@@ -81,7 +87,9 @@ _TANK = _alt("fuel tank", "tank", "réservoir", "kraftstoff", "탱크", "연료"
 ANSWER_TYPES: tuple[AnswerType, ...] = (
     AnswerType("weight", _alt("weigh", "mass of", "poids", "pèse", "peser", "gewicht", "wiegt",
                               "wiegen", "peso", "무게", "중량", "重量", "多重"),
-               units=frozenset({"kg", "g", "t", "lb"})),
+               units=frozenset({"kg", "t", "lb"}), weak_units=frozenset({"g"}),
+               named=_alt("weigh", "mass", "poids", "pèse", "masse", "gewicht", "wiegt", "peso", "무게",
+                          "중량", "重", "质量", "質量")),
     AnswerType("noise level", _alt("noise level", "noise emission", "how loud", "sound level",
                                    "sound pressure", "sound power", "niveau sonore", "niveau de bruit",
                                    "bruit émis", "schallpegel", "schalldruck", "schallleistung",

@@ -602,3 +602,36 @@ def test_a_pdf_table_row_answers_by_its_column_label():
     assert not a.abstained, a.notes
     b = ask(lib, "What is the operating temperature range of the CV-60?")
     assert b.abstained and any("temperature" in n for n in b.notes)
+
+
+def _cut_context(lib, question: str, final: int, **kw) -> SearchResult:
+    """The fake search's full order as the rerank stage, its first ``final`` as the context."""
+    full = lib.search(question, k=len(lib.all_chunks()), **kw)
+    ranked = full.trace.stages[0].ranked
+    hits = full.hits[:final]
+    stages = (Stage("rerank", ranked, len(ranked), 0.1),
+              Stage("context", ranked[:final], final, 0.1))
+    return SearchResult(question, hits, Trace(question, len(ranked), len(ranked), stages))
+
+
+def test_attribute_past_the_final_context_is_looked_for_and_cited():
+    lib = library()
+    q = "Kestrel KX-7 enclosure lid: what torque?"
+    kx = [c for c in lib.all_chunks() if c.path == "en/kx-v2.md"]
+    order = [c.id for c in kx if "N·m" not in c.text] + [c.id for c in kx if "N·m" in c.text]
+    res = _cut_context(lib, q, final=len(order) - 1, only=order)  # the torque passage is just past it
+    assert all("N·m" not in h.chunk.text for h in res.hits)
+    a = compose_answer(q, res, lib, CONFIG)
+    assert not a.abstained
+    assert any("1.8 N·m" in c.text for c in a.claims)
+    assert any(n.startswith("the tightening torque asked for was found past the final context") for n in a.notes)
+
+
+def test_a_value_past_the_context_that_is_not_about_the_question_does_not_count():
+    docs = {"en/hydra.md": (meta("hydra", models=("HY-400",)),
+                            "# Hydra\n\n## About\n\nThe HY-400 pump is an end-suction pump.\n\n"
+                            "## Grease\n\nRegrease the motor bearings with 15 g of grease.\n")}
+    lib = FakeLibrary(docs)
+    q = "How much does the HY-400 pump weigh?"
+    a = compose_answer(q, _cut_context(lib, q, final=1), lib, CONFIG)
+    assert a.abstained and any("no passage gives the weight asked for" in n for n in a.notes)

@@ -52,9 +52,10 @@ def test_questions_without_a_cue_expect_nothing(question):
 
 def test_values_answer_value_types_and_only_their_units():
     weight = next(t for t in ANSWER_TYPES if t.name == "weight")
-    for text in ("Weight: 38 kg", "椰子猫平均重3.2公斤", "Gewicht 850 g", "a 2.5 tonnes hoist"):
+    for text in ("Weight: 38 kg", "椰子猫平均重3.2公斤", "Gewicht 850 g", "a 2.5 tonnes hoist", "只有100克重"):
         assert weight.answered_by(text, values_in(text)), text
-    for text in ("Length 38 mm", "The pump is heavy; lift it with two people."):
+    for text in ("Length 38 mm", "The pump is heavy; lift it with two people.",
+                 "Regrease the motor bearings with 15 g of grease."):  # grams, but not a weight
         assert not weight.answered_by(text, values_in(text)), text
 
 
