@@ -80,7 +80,7 @@ __all__ = [
 # p50 0.958; of no-answer questions min 0.892 / p50 0.932 / max 0.973.
 # With reranker run 3 (not shipped): answerable questions whose gold passage is in the context
 # min 0.839, 0.854, 0.872; no-answer min 0.909. With run 5 (shipped, retrieval.rerank off by
-# default) switched on: abstention unchanged on the samples (answerable 2/66, no-answer 10/10).
+# default) switched on: answerable 1/66, no-answer 10/10 on the samples.
 # piaf-fr dev (bench/answers.py --dev piaf-fr --limit 100, all answerable): min 0.858 / p5 0.877.
 # 0.83 answers every answerable question whose gold passage is in the context, with or without
 # the reranker. It abstains on 1/66 answerable questions without the reranker (a retrieval miss)
@@ -93,9 +93,9 @@ __all__ = [
 # 7.4-14.0, answerable 1.8-17.6). Only questions naming a code absent from the evidence abstain
 # (W_MISSING). What separates them is the expected answer type (engine.answertype): each
 # sample no-answer question asks for an attribute (weight, warranty, IP rating, ...) that no
-# passage about its device states: 10/10 abstain, answerable 2/66 (one below this threshold,
-# one zh torque question whose gold passage is past the final window). Recalibrate the
-# threshold when a reranker that separates them exists.
+# passage about its device states: 10/10 abstain, answerable 0/66 (with W_TYPE and the look
+# past the final context for a missing attribute). Recalibrate the threshold when a reranker
+# that separates them exists.
 CALIBRATED_THRESHOLD = 0.83
 
 W_LEXICAL = 0.10  # × share of the question's words found in the unit (with its heading)
