@@ -73,7 +73,7 @@ class RetrievalConfig:
     fused_window: int = doc("How many fused candidates survive fusion.", 50)
     rerank: bool = doc(
         "Run the cross-encoder stage. Off by default: the shipped fieldqa-reranker lifts R@1 on the "
-        "samples (.652 -> .727) but not on multi-dev (+.002, target +.03) and costs ~0.4 s a question; "
+        "samples (.652 -> .727) but not on multi-dev (.857 -> .862, target +.03) and costs ~0.4 s a question; "
         "see models/reranker/MODEL_CARD.md.", False)
     rerank_input: int = doc("How many fused candidates the reranker scores.", 20)
     rerank_blend_c: int = doc(
