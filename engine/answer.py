@@ -303,12 +303,16 @@ def assess(question: str, result: SearchResult, library, config: Config,
     cos = uv @ qv
     expected = expected_types(question)
     scored = []
+    pieces = []  # (text, values) of the clean units about the named device, for the answer types
     for (u, c, rank), cs in zip(units, cos):
         mt = _match_text(u, c)
         overlap = len(q_terms & terms(mt)) / len(q_terms) if q_terms else 0.0
         shared = min(2, len(q_exact & _exact_tokens(mt)))
         flag = injection_reason(u.text)
-        typed = bool(expected) and len(unanswered(expected, [_typed_piece(u, c)])) < len(expected)
+        piece = _typed_piece(u, c) if expected else ("", [])
+        typed = bool(expected) and len(unanswered(expected, [piece])) < len(expected)
+        if expected and not flag and c.path not in off_device:
+            pieces.append(piece)
         score = (float(cs) + W_LEXICAL * overlap + W_CODE * shared + rank_prior(rank)
                  + (W_TYPE if typed else 0.0)
                  - (FLAG_PENALTY if flag else 0.0) - (W_OFF_DEVICE if c.path in off_device else 0.0))
@@ -318,7 +322,6 @@ def assess(question: str, result: SearchResult, library, config: Config,
     best = max((s.score for s in clean), default=-1.0)
     evidence = best - (W_MISSING if missing else 0.0)
     best_cos = max((s.cosine for s in clean), default=-1.0)
-    pieces = [_typed_piece(s.unit, s.chunk) for s in clean if expected and s.chunk.path not in off_device]
     return Assessment(question, tuple(scored), evidence, best_cos, missing, rerank_top,
                       tuple(t.name for t in expected), tuple(t.name for t in unanswered(expected, pieces)))
 
