@@ -38,6 +38,7 @@ sys.path.insert(0, str(ROOT / "models" / "reranker"))
 from data import SETS, held_out, load_split, mrr_at, recall_at, sample_rows, split_candidates  # noqa: E402
 
 from engine.config import Config  # noqa: E402
+from engine.fusion import blend_orders  # noqa: E402
 from engine.models import CrossEncoder  # noqa: E402
 
 FAMILY_SET = {"fr": "piaf-fr", "zh-hans": "cmrc-zh", "zh-hant": "drcd-zh-hant"}
@@ -62,13 +63,6 @@ def metrics(rankings: list[list[int]], golds: list[frozenset[int]]) -> dict[str,
     return {"R@1": float(np.mean([recall_at(r, g, 1) for r, g in zip(rankings, golds)])),
             "R@5": float(np.mean([recall_at(r, g, 5) for r, g in zip(rankings, golds)])),
             "MRR@10": float(np.mean([mrr_at(r, g, 10) for r, g in zip(rankings, golds)]))}
-
-
-def blend(fused: list[int], reranked: list[int], c: int) -> list[int]:
-    """The pipeline's blended order: RRF of the fused order and the cross-encoder's (ties: fused)."""
-    from engine.fusion import fuse_rrf
-
-    return [r for r, _ in fuse_rrf([fused, reranked], c=c)]
 
 
 def heldout_rows(name: str, limit: int, seed: int) -> list[int]:
@@ -100,7 +94,7 @@ def evaluate_set(ce: CrossEncoder | None, name: str, rows: list[int] | None, lim
     out["hybrid+rerank"] = metrics(reranked, golds)
     out["hybrid+rerank 20->5"] = metrics([r[:RERANK_KEEP] for r in reranked], golds)
     for c in blend_c:
-        blended = [blend(f[:RERANK_INPUT], r, c) for f, r in zip(cand.fused, reranked)]
+        blended = [blend_orders(f[:RERANK_INPUT], r, c) for f, r in zip(cand.fused, reranked)]
         out[f"hybrid+rerank rrf(c={c})"] = metrics(blended, golds)
     out["rerank_seconds"] = round(time.perf_counter() - t0, 1)
     return out

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
+from typing import TypeVar
 
-__all__ = ["fuse_rrf"]
+__all__ = ["blend_orders", "fuse_rrf"]
+
+T = TypeVar("T", bound=Hashable)
 
 
 def fuse_rrf(
@@ -54,3 +57,11 @@ def fuse_rrf(
     if window is not None:
         fused = fused[: max(window, 0)]
     return [(i, score[i]) for i in fused]
+
+
+def blend_orders(fused: Sequence[T], reranked: Sequence[T], c: int) -> list[T]:
+    """The rerank stage's order: RRF (this ``c``) of the fused order and the cross-encoder's
+    order of the same candidates, ties to the fused order; ``c < 0``: the cross-encoder's alone."""
+    if c < 0:
+        return list(reranked)
+    return [x for x, _ in fuse_rrf([fused, reranked], c=c)]

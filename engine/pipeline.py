@@ -53,7 +53,7 @@ from engine.config import Config, FilterConfig
 from engine.context import ContextItem, assemble_context
 from engine.eligibility import Eligibility
 from engine.errors import IndexCorrupt
-from engine.fusion import fuse_rrf
+from engine.fusion import blend_orders, fuse_rrf
 from engine.store import (
     FORMAT_VERSION, DocumentRecord, IndexMismatch, IndexStore, meta_to_json, rebuild_hint,
 )
@@ -571,12 +571,9 @@ class Library:
             return kept, f"degraded: reranker failed ({type(e).__name__}: {e}); fused order kept"
         order = sorted(range(len(cands)), key=lambda i: (-scores[i], i))
         c = self.config.retrieval.rerank_blend_c
-        if c < 0:
-            return [(cands[i][0].id, float(scores[i])) for i in order], f"cross-encoder {model.model_id}"
-        # blend: RRF of the fused order (the candidates as given) and the cross-encoder's order
-        blended = fuse_rrf([list(range(len(cands))), order], c=c)
-        return ([(cands[i][0].id, float(scores[i])) for i, _ in blended],
-                f"cross-encoder {model.model_id}, blended with the fused order (RRF c={c})")
+        blended = blend_orders(range(len(cands)), order, c)  # the candidates come in fused order
+        note = f"cross-encoder {model.model_id}" + (f", blended with the fused order (RRF c={c})" if c >= 0 else "")
+        return [(cands[i][0].id, float(scores[i])) for i in blended], note
 
     def _get_reranker(self) -> Any:
         with self._reranker_lock:

@@ -28,7 +28,7 @@ from data import EVAL_DIR, ROOT, SETS, held_out  # noqa: E402
 from engine.config import Config  # noqa: E402
 from engine.diagnose import GoldResolver, parse_target  # noqa: E402
 from engine.evaluate import Question  # noqa: E402
-from engine.fusion import fuse_rrf  # noqa: E402
+from engine.fusion import blend_orders  # noqa: E402
 from engine.models import CrossEncoder  # noqa: E402
 from engine.pipeline import Library  # noqa: E402
 
@@ -84,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
             own = sorted(fused, key=lambda j: (-scores[j], j))
             orders = {"fused": fused, "cross-encoder": own}
             for c in cs:
-                orders[f"blend c={c}"] = [j for j, _ in fuse_rrf([fused, own], c=c)]
+                orders[f"blend c={c}"] = blend_orders(fused, own, c)
             for name, order in orders.items():
                 ranks[name].append(next((r for r, j in enumerate(order, 1) if top[j].id in gold), None))
             if i % 100 == 0:
