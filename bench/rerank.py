@@ -12,8 +12,9 @@ the CPU time says what the wall time would be on idle cores).
 Quality, per dev split (``/work/shared/eval``): R@1, R@5 and MRR@10 of the lexical branch
 (``engine.lexical``), the e5 vector branch (``models/multilingual-e5-small``), their RRF
 fusion ("hybrid", top 20), hybrid + rerank (the top 20 reordered by the cross-encoder;
-"20 -> 5" keeps the first 5) and the blend the pipeline uses (RRF of the fused and the
-cross-encoder orders, ``retrieval.rerank_blend_c``).  ``--split heldout`` scores the train
+"20 -> 5" keeps the first 5), the plain blend (RRF of the fused and the cross-encoder
+orders, ``retrieval.rerank_blend_c``) and, when the model carries one, the learned blend the
+pipeline uses (engine.fusion.RerankBlend).  ``--split heldout`` scores the train
 questions of the articles held out of training instead: settings are chosen there, never
 on dev.  ``--limit N`` scores a seeded random sample of N questions
 per split (multi-dev: the union of the per-split samples).  The first stage is the
@@ -96,6 +97,10 @@ def evaluate_set(ce: CrossEncoder | None, name: str, rows: list[int] | None, lim
     for c in blend_c:
         blended = [blend_orders(f[:RERANK_INPUT], r, c) for f, r in zip(cand.fused, reranked)]
         out[f"hybrid+rerank rrf(c={c})"] = metrics(blended, golds)
+    if ce.blend is not None:  # the weighted RRF learned with the model (engine.fusion.RerankBlend)
+        learned = [ce.blend.order(f[:RERANK_INPUT], r, lx, vx)
+                   for f, r, lx, vx in zip(cand.fused, reranked, cand.lexical, cand.vector)]
+        out[f"hybrid+rerank learned(c={ce.blend.c})"] = metrics(learned, golds)
     out["rerank_seconds"] = round(time.perf_counter() - t0, 1)
     return out
 

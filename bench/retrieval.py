@@ -274,6 +274,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         t0 = time.perf_counter()
         quality = evaluate(lib, questions)
         entry = {"build": build, "quality": quality, "eval_s": round(time.perf_counter() - t0, 1)}
+        if questions:  # what the rerank stage did (off / degraded / which blend), said once per set
+            rr = lib.search(questions[0].text).trace.stage("rerank")
+            entry["rerank_stage"] = rr.note if rr else ""
         if not args.no_baselines:
             entry["baselines"] = baselines(lib, questions, args.rank_bm25_sample)
         report["sets"][name] = entry
@@ -333,6 +336,8 @@ def _set_text(name: str, e: dict[str, Any]) -> str:
                      f"  R@10 {m['recall@10']:.3f}  MRR@10 {m['mrr@10']:.3f}")
         for fam, f in m["by_family"].items():
             lines.append(f"      {fam:<9} R@1 {f['recall@1']:.3f}  R@5 {f['recall@5']:.3f}  n={f['questions']}")
+    if e.get("rerank_stage"):
+        lines.append(f"  rerank stage: {e['rerank_stage']}")
     if e["quality"].get("losses"):
         lines.append("  losses (full): " + ", ".join(f"{k} {v}" for k, v in e["quality"]["losses"].items() if v))
     lines.append("  timings (ms): " + ", ".join(f"{k} p50 {v['p50']}/p95 {v['p95']}"

@@ -76,9 +76,17 @@ class RetrievalConfig:
         "samples (.652 -> .727) but not on multi-dev (.857 -> .862, target +.03) and costs ~0.4 s a question; "
         "see models/reranker/MODEL_CARD.md.", False)
     rerank_input: int = doc("How many fused candidates the reranker scores.", 20)
+    rerank_learned_blend: bool = doc(
+        "Use the blend learned with the cross-encoder when its manifest has one (a weighted RRF of its "
+        "order with the fused and both branch orders, engine.fusion.RerankBlend); false: the RRF of the "
+        "fused and cross-encoder orders (rerank_blend_c). The shipped model's was fitted on Wikipedia QA "
+        "(multi-dev R@1 .857 -> .889) and weights the lexical branch up; on manuals with cross-lingual "
+        "questions the plain RRF does better (samples R@1 .652 vs .727): see models/reranker/MODEL_CARD.md.",
+        True)
     rerank_blend_c: int = doc(
-        "The reranked order is the RRF (this c) of the fused order and the cross-encoder's order; "
-        "-1 = the cross-encoder's order alone.", 5)
+        "Without a learned blend (none in the model's manifest, or rerank_learned_blend = false) the "
+        "reranked order is the RRF (this c) of the fused order and the cross-encoder's. -1 = the "
+        "cross-encoder's order alone, for any model.", 5)
     final_context: int = doc("How many passages the answer is built from.", 5)
     context_token_budget: int = doc("Token budget for the final context incl. neighbour expansion.", 2000)
     rerank_timeout_ms: int = doc("Reranker time limit; past it the fused order is kept (degraded).", 5000)

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
-from typing import TypeVar
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
-__all__ = ["blend_orders", "fuse_rrf"]
+__all__ = ["RerankBlend", "blend_orders", "fuse_rrf"]
 
 T = TypeVar("T", bound=Hashable)
 
@@ -65,3 +66,50 @@ def blend_orders(fused: Sequence[T], reranked: Sequence[T], c: int) -> list[T]:
     if c < 0:
         return list(reranked)
     return [x for x, _ in fuse_rrf([fused, reranked], c=c)]
+
+
+@dataclass(frozen=True, slots=True)
+class RerankBlend:
+    """The rerank stage's order as a weighted RRF of four orders of the same candidates:
+    the cross-encoder's, the fused one, and the lexical and vector branches' (their ranks in
+    the full branch lists; a candidate one branch did not return gets nothing from it).
+
+    The weights are learned with the cross-encoder on held-out train questions
+    (models/reranker/select_blend.py) and travel in its manifest (``"blend"``): they are a
+    fact about that model, not a setting.  Still ranks only, never raw scores.
+    """
+
+    c: int
+    cross_encoder: float
+    fused: float
+    lexical: float
+    vector: float
+
+    ORDERS = ("cross_encoder", "fused", "lexical", "vector")
+
+    @classmethod
+    def from_manifest(cls, manifest: Mapping[str, Any]) -> RerankBlend | None:
+        """The ``"blend"`` entry of a model manifest, or None when it has none (then the
+        pipeline falls back to ``blend_orders`` with the configured c)."""
+        b = manifest.get("blend")
+        if not isinstance(b, Mapping):
+            return None
+        w = b.get("weights") or {}
+        try:
+            out = cls(int(b["c"]), *(float(w[k]) for k in cls.ORDERS))
+        except (KeyError, TypeError, ValueError) as e:
+            raise ValueError(f"malformed blend in the model manifest: {b!r}") from e
+        if out.c < 0 or any(getattr(out, k) < 0 for k in cls.ORDERS):
+            raise ValueError(f"blend c and weights must be >= 0: {b!r}")
+        return out
+
+    def order(self, fused: Sequence[T], reranked: Sequence[T], lexical: Sequence[T], vector: Sequence[T]) -> list[T]:
+        """The candidates (``fused``, in fused order) in blended order (ties as in ``fuse_rrf``)."""
+        keep = set(fused)
+        ranked = fuse_rrf([list(fused), list(reranked), list(lexical), list(vector)], c=self.c,
+                          weights=[self.fused, self.cross_encoder, self.lexical, self.vector])
+        return [x for x, _ in ranked if x in keep]
+
+    def describe(self) -> str:
+        return (f"weighted RRF c={self.c}: cross-encoder {self.cross_encoder:g}, fused {self.fused:g}, "
+                f"lexical {self.lexical:g}, vector {self.vector:g}")

@@ -21,6 +21,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from engine.fusion import RerankBlend
+
 FIX = "run `fieldqa models build` (or `make models`)"
 EMBEDDER_FILES = ("model.onnx", "tokenizer.json")
 
@@ -281,7 +283,8 @@ class CrossEncoder:
     Only the inputs the graph declares are fed (``input_ids``, ``attention_mask``,
     ``token_type_ids``).  Score = the first output: shape ``[n]`` or ``[n, 1]`` as is;
     ``[n, k]`` with k >= 2: the last column (the positive-class logit for 2-way heads).
-    An optional ``manifest.json`` gives ``name`` and ``files["model.onnx"]`` (checksum)."""
+    An optional ``manifest.json`` gives ``name``, ``files["model.onnx"]`` (checksum) and
+    ``blend`` (the rerank stage's learned weighted RRF, engine.fusion.RerankBlend)."""
 
     SUPPORTED_INPUTS = {"input_ids", "attention_mask", "token_type_ids"}
 
@@ -296,6 +299,10 @@ class CrossEncoder:
             verify_checksums(self.model_dir, manifest)
         self.manifest = manifest
         self.model_id: str = str(manifest.get("name") or self.model_dir.name)
+        try:
+            self.blend: RerankBlend | None = RerankBlend.from_manifest(manifest)
+        except ValueError as e:
+            raise ModelError(f"{self.model_dir / 'manifest.json'}: {e}: {FIX} --force") from e
         self._checksum: str | None = (manifest.get("files") or {}).get("model.onnx")
         self.max_length = max(8, int(max_length))
         self.batch_size = max(1, int(batch_size))

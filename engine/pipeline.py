@@ -12,7 +12,10 @@ Stages of ``search(mode="full")``:
 3. vector: ``VectorIndex.search(embed(q), vector_depth, eligible=mask)``;
 4. fused: reciprocal rank fusion, one candidate per chunk id, top ``fused_window``;
 5. rerank: the cross-encoder over the top ``rerank_input`` fused candidates, its order
-   blended with the fused order by RRF (``rerank_blend_c``; -1 = its order alone). Switched
+   blended with the fused and both branch orders by the weighted RRF learned with the model
+   (its manifest's ``blend``, engine.fusion.RerankBlend; ``rerank_learned_blend``), or, for a
+   model without one, with the fused order by RRF (``rerank_blend_c``); ``rerank_blend_c = -1``:
+   its order alone. Switched
    off (``rerank = false``, the default) the fused order is kept and the note says ``off``;
    without a model, on error or past ``rerank_timeout_ms`` it is kept and the note says
    ``degraded: ...``;
@@ -528,7 +531,8 @@ class Library:
             if mode == "full":
                 t = time.perf_counter()
                 reranked, note = self._rerank(question, [(snap.chunks[snap.by_id[c]], s)
-                                                         for c, s in fused[:rc.rerank_input]])
+                                                         for c, s in fused[:rc.rerank_input]],
+                                              branches=([c for c, _ in lex], [c for c, _ in vec]))
                 stages.append(_stage("rerank", reranked, rc.rerank_input, t, note))
                 t = time.perf_counter()
                 ranked = [(snap.chunks[snap.by_id[c]], s) for c, s in reranked]
@@ -550,7 +554,10 @@ class Library:
         trace = Trace(question, eligible, len(snap.chunks), tuple(stages), rule.describe())
         return SearchResult(question, tuple(hits), trace)
 
-    def _rerank(self, question: str, cands: Sequence[tuple[Chunk, float]]) -> tuple[list[tuple[str, float]], str]:
+    def _rerank(self, question: str, cands: Sequence[tuple[Chunk, float]],
+                branches: tuple[Sequence[str], Sequence[str]] = ((), ())) -> tuple[list[tuple[str, float]], str]:
+        """``cands`` in fused order; ``branches``: the lexical and vector id lists (for a
+        model that carries a learned blend, engine.fusion.RerankBlend)."""
         kept = [(c.id, s) for c, s in cands]
         if not cands:
             return kept, ""
@@ -571,8 +578,18 @@ class Library:
             return kept, f"degraded: reranker failed ({type(e).__name__}: {e}); fused order kept"
         order = sorted(range(len(cands)), key=lambda i: (-scores[i], i))
         c = self.config.retrieval.rerank_blend_c
-        blended = blend_orders(range(len(cands)), order, c)  # the candidates come in fused order
-        note = f"cross-encoder {model.model_id}" + (f", blended with the fused order (RRF c={c})" if c >= 0 else "")
+        blend = getattr(model, "blend", None) if self.config.retrieval.rerank_learned_blend else None
+        note = f"cross-encoder {model.model_id}"
+        if c < 0:
+            blended = order
+        elif blend is not None:
+            ids = [ch.id for ch, _ in cands]
+            at = {cid: i for i, cid in enumerate(ids)}
+            blended = [at[cid] for cid in blend.order(ids, [ids[i] for i in order], *branches)]
+            note += f", blended with the fused and branch orders ({blend.describe()})"
+        else:
+            blended = blend_orders(range(len(cands)), order, c)  # the candidates come in fused order
+            note += f", blended with the fused order (RRF c={c})"
         return [(cands[i][0].id, float(scores[i])) for i in blended], note
 
     def _get_reranker(self) -> Any:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.fusion import fuse_rrf
+from engine.fusion import RerankBlend, fuse_rrf
 
 
 def test_golden_example():
@@ -72,3 +72,43 @@ def test_weights():
 def test_never_uses_raw_scores_order_only():
     # the same ids in the same order give the same fusion whatever they were scored
     assert fuse_rrf([("a", "b")]) == fuse_rrf([["a", "b"]])
+
+
+# ---------------------------------------------------------------- RerankBlend
+
+def test_rerank_blend_weighted_rrf_of_four_orders_by_hand():
+    fused = ["a", "b", "c"]
+    blend = RerankBlend(c=1, cross_encoder=1.0, fused=0.0, lexical=0.5, vector=0.5)
+    # ce order c, a, b; lexical: x (not a candidate), b, a; vector: c only at rank 4
+    order = blend.order(fused, ["c", "a", "b"], ["x", "b", "a"], ["y", "z", "w", "c"])
+    # a: 1/3 + .5/4 = .458; b: 1/4 + .5/3 = .417; c: 1/2 + .5/5 = .600
+    assert order == ["c", "a", "b"]
+    # lexical weighted up: b overtakes a (b: .25 + 2/3 = .917, a: .333 + .5 = .833, c: .5 + .1 = .6)
+    heavy = RerankBlend(c=1, cross_encoder=1.0, fused=0.0, lexical=2.0, vector=0.5)
+    assert heavy.order(fused, ["c", "a", "b"], ["x", "b", "a"], ["y", "z", "w", "c"]) == ["b", "a", "c"]
+
+
+def test_rerank_blend_keeps_exactly_the_candidates():
+    blend = RerankBlend(c=1, cross_encoder=1.0, fused=1.0, lexical=1.0, vector=1.0)
+    out = blend.order(["a", "b"], ["b", "a"], ["q", "a", "r"], ["s"])
+    assert sorted(out) == ["a", "b"]
+
+
+@pytest.mark.parametrize("only, expect", [("cross_encoder", ["c", "a", "b"]), ("fused", ["a", "b", "c"])])
+def test_rerank_blend_single_weight_gives_that_order(only, expect):
+    w = {k: 0.0 for k in RerankBlend.ORDERS} | {only: 1.0}
+    assert RerankBlend(c=1, **w).order(["a", "b", "c"], ["c", "a", "b"], [], []) == expect
+
+
+def test_rerank_blend_from_manifest():
+    assert RerankBlend.from_manifest({}) is None
+    assert RerankBlend.from_manifest({"name": "x"}) is None
+    b = RerankBlend.from_manifest({"blend": {"c": 1, "weights": {
+        "cross_encoder": 0.8, "fused": 0, "lexical": 1, "vector": 0.6}, "fitted_on": "..."}})
+    assert b == RerankBlend(1, 0.8, 0.0, 1.0, 0.6)
+    assert "weighted RRF c=1" in b.describe() and "cross-encoder 0.8" in b.describe()
+    with pytest.raises(ValueError, match="malformed blend"):
+        RerankBlend.from_manifest({"blend": {"c": 1, "weights": {"fused": 1}}})
+    with pytest.raises(ValueError, match=">= 0"):
+        RerankBlend.from_manifest({"blend": {"c": 1, "weights": {
+            "cross_encoder": -1, "fused": 0, "lexical": 1, "vector": 0.6}}})

@@ -313,6 +313,43 @@ def test_rerank_order_is_the_cross_encoders_or_blended_with_the_fused_order(
         assert "blended with the fused order (RRF c=5)" in tr.stage("rerank").note
 
 
+class LexicalLovingReranker(ThirdFirstReranker):
+    """The same double carrying a learned blend that trusts the lexical branch most."""
+
+    def __init__(self):
+        from engine.fusion import RerankBlend
+
+        self.blend = RerankBlend(c=1, cross_encoder=0.5, fused=0.0, lexical=1.0, vector=0.25)
+
+
+def test_rerank_uses_the_models_learned_blend_with_both_branch_orders(
+        tmp_path, open_library, fast_config, write_library):
+    from engine.fusion import blend_orders
+
+    root = write_library(tmp_path / "lib", DOCS)
+    model = LexicalLovingReranker()
+    library = open_library(root, config=fast_config, reranker=model)
+    library.build()
+    tr = library.search("seal pump valve sensor torque").trace
+    fused = [r.chunk_id for r in tr.stage("fused").ranked][:fast_config.retrieval.rerank_input]
+    lexical = [r.chunk_id for r in tr.stage("lexical").ranked]
+    vector = [r.chunk_id for r in tr.stage("vector").ranked]
+    own = [fused[i] for i in sorted(range(len(fused)), key=lambda i: (i - 2) ** 2 + 0.01 * i)]
+    reranked = [r.chunk_id for r in tr.stage("rerank").ranked]
+    assert reranked == model.blend.order(fused, own, lexical, vector)
+    assert sorted(reranked) == sorted(fused)
+    assert tr.stage("rerank").note == ("cross-encoder third-first, blended with the fused and branch orders "
+                                       "(weighted RRF c=1: cross-encoder 0.5, fused 0, lexical 1, vector 0.25)")
+    # rerank_blend_c = -1 still means the cross-encoder's order alone
+    alone = open_library(root, config=fast_config.replace(**{"retrieval.rerank_blend_c": -1}), reranker=model)
+    assert [r.chunk_id for r in alone.search("seal pump valve sensor torque").trace.stage("rerank").ranked] == own
+    # rerank_learned_blend = false: the plain RRF of fused and cross-encoder orders
+    plain = open_library(root, config=fast_config.replace(**{"retrieval.rerank_learned_blend": False}), reranker=model)
+    rr = plain.search("seal pump valve sensor torque").trace.stage("rerank")
+    assert [r.chunk_id for r in rr.ranked] == blend_orders(fused, own, fast_config.retrieval.rerank_blend_c)
+    assert rr.note.endswith(f"blended with the fused order (RRF c={fast_config.retrieval.rerank_blend_c})")
+
+
 def test_rerank_stage_is_off_by_default_and_says_so(tmp_path, open_library, fast_config, write_library):
     root = write_library(tmp_path / "lib", DOCS)
     library = open_library(root, config=fast_config.replace(**{"retrieval.rerank": False}),

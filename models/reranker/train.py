@@ -120,6 +120,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--head", choices=("segcos", "dense"), default="segcos")
     ap.add_argument("--first-stage", choices=("lexical", "hybrid"), default="lexical",
                     help="where negatives come from: BM25 only (cheap) or BM25+e5 RRF (needs e5 vectors)")
+    ap.add_argument("--init-from", type=Path, default=None,
+                    help="start from this delta folder (a previous run: same --layers and --head) "
+                         "instead of the untrained first layers")
     ap.add_argument("--max-minutes", type=float, default=0.0,
                     help="stop training after this wall time (0 = no limit); recorded in delta.json")
     a = ap.parse_args(argv)
@@ -174,6 +177,20 @@ def main(argv: list[str] | None = None) -> int:
 
     model = CrossEncoderModel(w, a.layers, head=a.head)
     del w
+    if a.init_from is not None:
+        from assemble import read_delta  # noqa: E402  (numpy + onnx only)
+
+        prev_meta, prev = read_delta(a.init_from)
+        if (prev_meta["n_layers"], prev_meta["head"]) != (a.layers, a.head):
+            raise SystemExit(f"{a.init_from}: {prev_meta['n_layers']} layers, head {prev_meta['head']}; "
+                             f"asked for {a.layers}, {a.head}")
+        model.load_delta(prev)
+        init_from = {"delta": str(a.init_from), "command": prev_meta["training"]["command"],
+                     "selected_step": prev_meta["training"]["selected_step"],
+                     "train_seconds": prev_meta["training"]["train_seconds"]}
+        print(f"initialised from {a.init_from} ({prev_meta['training']['command']})", flush=True)
+    else:
+        init_from = None
     head = model.head_parameters()
     body = [p for n, p in model.named_parameters() if n.startswith("encoder.")]
     opt = torch.optim.AdamW([{"params": body, "lr": a.lr}, {"params": head, "lr": a.head_lr}], weight_decay=0.01)
@@ -188,7 +205,8 @@ def main(argv: list[str] | None = None) -> int:
     if base:
         print(f"held-out before training: {base}", flush=True)
     stopped_early = False
-    best = (-1.0, 0, None)
+    # continuing a run: the starting point stays the choice unless training beats it (step 0)
+    best = (base["rerank_r1"], 0, copy.deepcopy(model.state_dict())) if base and a.init_from else (-1.0, 0, None)
     t_train = time.perf_counter()
     losses = []
     for step in range(steps):
@@ -259,6 +277,7 @@ def main(argv: list[str] | None = None) -> int:
             "heldout_before": base, "heldout_history": history, "selected_step": best[1], "stopped_by_time_budget": stopped_early,
             "train_seconds": round(train_s, 1), "total_seconds": round(time.perf_counter() - t_start, 1),
             "torch": torch.__version__, "threads": a.threads,
+            "init_from": init_from,
         },
         "probes": probes,
     }
