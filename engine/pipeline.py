@@ -15,10 +15,9 @@ Stages of ``search(mode="full")``:
    blended with the fused and both branch orders by the weighted RRF learned with the model
    (its manifest's ``blend``, engine.fusion.RerankBlend; ``rerank_learned_blend``), or, for a
    model without one, with the fused order by RRF (``rerank_blend_c``); ``rerank_blend_c = -1``:
-   its order alone. Switched
-   off (``rerank = false``, the default) the fused order is kept and the note says ``off``;
-   without a model, on error or past ``rerank_timeout_ms`` it is kept and the note says
-   ``degraded: ...``;
+   its order alone.  Switched off (``rerank = false``, the default) the fused order is kept
+   and the note says ``off``; without a model, on error or past ``rerank_timeout_ms`` it is
+   kept and the note says ``degraded: ...``;
 6. context: top ``final_context`` after rerank, duplicates removed, neighbours added
    within ``context_token_budget`` (engine.context).
 
