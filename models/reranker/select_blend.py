@@ -122,10 +122,10 @@ def fit(recs: list[dict], c: int, iters: int = 400, lr: float = 0.05,
     for t in range(1, iters + 1):
         g = np.zeros_like(w)
         for i in keep:
-            s = xs[i] @ (w / (1.0 / (c + 1)))  # weights act on ranks scaled so rank 1 counts 1
+            s = (c + 1) * (xs[i] @ w)  # scaled so that rank 1 in an order of weight 1 counts 1
             p = np.exp(s - s.max())
             p /= p.sum()
-            g += xs[i].T @ (p - ys[i] / ys[i].sum()) * (c + 1) * scale
+            g += (c + 1) * scale * (xs[i].T @ (p - ys[i] / ys[i].sum()))
         m = 0.9 * m + 0.1 * g
         v = 0.999 * v + 0.001 * g * g
         w = np.maximum(0.0, w - lr * (m / (1 - 0.9 ** t)) / (np.sqrt(v / (1 - 0.999 ** t)) + 1e-8))
