@@ -132,9 +132,13 @@ def fit(recs: list[dict], c: int, iters: int = 400, lr: float = 0.05,
     return w / max(w.max(), 1e-12)
 
 
-def ranked(rec: dict, blend: RerankBlend) -> int | None:
-    order = blend.order(rec["ids"], rec["ce"], rec["lexical"], rec["vector"])
+def gold_rank(rec: dict, order: list[str]) -> int | None:
+    """Rank (from 1) of the first gold id in ``order``, None when absent."""
     return next((r for r, cid in enumerate(order, 1) if cid in rec["gold"]), None)
+
+
+def ranked(rec: dict, blend: RerankBlend) -> int | None:
+    return gold_rank(rec, blend.order(rec["ids"], rec["ce"], rec["lexical"], rec["vector"]))
 
 
 def as_blend(c: int, w: np.ndarray) -> RerankBlend:
@@ -169,14 +173,11 @@ def main(argv: list[str] | None = None) -> int:
     with Library.open(EVAL_DIR / "multi-dev" / "corpus", cfg, a.index, create=False) as lib:
         recs = collect(lib, ce, questions, k)
 
-    def rank_in(rec: dict, order: list[str]) -> int | None:
-        return next((r for r, cid in enumerate(order, 1) if cid in rec["gold"]), None)
-
-    plain_c = Config().retrieval.rerank_blend_c
+    plain_c = cfg.retrieval.rerank_blend_c
     orders = {
-        "fused": metrics([rank_in(r, r["ids"]) for r in recs]),
-        "cross-encoder": metrics([rank_in(r, r["ce"]) for r in recs]),
-        f"RRF blend c={plain_c}": metrics([rank_in(r, blend_orders(r["ids"], r["ce"], plain_c)) for r in recs]),
+        "fused": metrics([gold_rank(r, r["ids"]) for r in recs]),
+        "cross-encoder": metrics([gold_rank(r, r["ce"]) for r in recs]),
+        f"RRF blend c={plain_c}": metrics([gold_rank(r, blend_orders(r["ids"], r["ce"], plain_c)) for r in recs]),
     }
     cv = {c: metrics(cross_validated(recs, c)) for c in C_GRID}
     best_c = max(C_GRID, key=lambda c: (cv[c]["R@1"], cv[c]["MRR@10"], -c))
