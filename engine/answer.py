@@ -54,13 +54,14 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
 
 from engine.answertype import ANSWER_TYPES, expected_types, unanswered
 from engine.config import Config
+from engine.eligibility import Eligibility
 from engine.conflicts import (
     Value, column_units, find_conflicts, header_units, statement, table_header, values_in,
 )
@@ -360,8 +361,16 @@ def citation_for(n: int, chunk: Chunk, meta: DocumentMeta) -> Citation:
     )
 
 
-def compose_answer(question: str, result: SearchResult, library, config: Config) -> Answer:
-    """The cited answer for ``question`` built from ``result``'s final context."""
+def compose_answer(question: str, result: SearchResult, library, config: Config,
+                   eligibility: Eligibility | None = None) -> Answer:
+    """The cited answer for ``question`` built from ``result``'s final context.
+
+    ``eligibility`` is the rule the search ran under (default: the config's filters). Other
+    versions of an answered document are looked up under it: a version it excludes only for
+    being superseded appears inside a conflict warning (with its own citation, status and
+    date) but never as a claim; any other excluded version never appears at all.
+    """
+    rule = eligibility if eligibility is not None else Eligibility.from_filters(config.filters)
     notes: list[str] = []
     stage_notes = [f"{s.name}: {s.note}" for s in result.trace.stages
                    if s.note.startswith("degraded")] if result.trace else []
@@ -403,7 +412,8 @@ def compose_answer(question: str, result: SearchResult, library, config: Config)
 
     # conflicts: chosen units against the rest of the context and other versions
     anchors = [s for s in chosen if s.unit.kind in ("sentence", "list_item", "table_row")]
-    other_chunks = _other_versions(library, [s.chunk for s in anchors])
+    other_chunks = _other_versions(library, [s.chunk for s in anchors], rule)
+    warning_only = {c.id for _a, c in other_chunks if not rule.allows(library.meta_of(c))}
     others_units: list[tuple[Unit, Chunk, int]] = []
     anchor_rank = {s.chunk.id: s.rank for s in anchors}
     for s in a.units:
@@ -441,6 +451,8 @@ def compose_answer(question: str, result: SearchResult, library, config: Config)
         entries.setdefault((s.chunk.id, s.unit.order), (s.unit, s.chunk, s.rank, True, s.flagged))
     for i in sorted(used):
         u, c, rank = others_units[i]
+        if c.id in warning_only:  # an excluded (superseded) version: inside the warning only
+            continue
         entries.setdefault((c.id, u.order), (u, c, rank, is_condition(u.text), injection_reason(u.text)))
 
     in_context = {h.chunk.id for h in result.hits}
@@ -462,6 +474,12 @@ def compose_answer(question: str, result: SearchResult, library, config: Config)
         claims.append(Claim(text=u.text, citation=numbers[c.id], char_start=u.char_start,
                             char_end=u.char_end, is_condition=cond, flagged=flag))
 
+    # sides from versions shown only inside the warning get citations after the claims'
+    for i in sorted(used):
+        c = others_units[i][1]
+        if c.id in warning_only and c.id not in numbers:
+            numbers[c.id] = len(numbers) + 1
+            citations.append(citation_for(numbers[c.id], c, meta(c)))
     # citation numbers of conflict sides: statements were numbered by list index
     conflicts = _renumber(conflicts_raw, keys, numbers)
     if a.unanswered:
@@ -654,26 +672,19 @@ class _MetaCache:
         return self.data[chunk.path]
 
 
-def _other_versions(library, chunks: Sequence[Chunk]) -> list[tuple[str, Chunk]]:
-    """(anchor chunk id, chunk) for the same section in other versions of each anchor's document.
-
-    Uses ``library.other_versions(chunk)`` when the library has it, else
-    ``library.documents()`` + ``library.chunks_of(path)``.
-    """
+def _other_versions(library, chunks: Sequence[Chunk], rule: Eligibility) -> list[tuple[str, Chunk]]:
+    """(anchor chunk id, chunk) for the same section in other versions of each anchor's document,
+    only those versions ``rule`` lets be a conflict side (``Eligibility.allows_as_conflict_side``)."""
     out: list[tuple[str, Chunk]] = []
     seen: set[str] = {c.id for c in chunks}
-    finder: Callable[[Chunk], Sequence[Chunk]] | None = getattr(library, "other_versions", None)
     records = None
     for c in chunks:
-        if finder is not None:
-            found = list(finder(c))
-        else:
-            if records is None:
-                records = list(library.documents())
-            found = []
-            for rec in records:
-                if rec.meta.doc_id == c.doc_id and rec.path != c.path:
-                    found += [o for o in library.chunks_of(rec.path) if o.heading_path == c.heading_path]
+        if records is None:
+            records = [rec for rec in library.documents() if rule.allows_as_conflict_side(rec.meta)]
+        found = []
+        for rec in records:
+            if rec.meta.doc_id == c.doc_id and rec.path != c.path:
+                found += [o for o in library.chunks_of(rec.path) if o.heading_path == c.heading_path]
         for o in found:
             if o.id not in seen:
                 seen.add(o.id)

@@ -2,6 +2,8 @@
 
 Rules (a chunk inherits its document's metadata):
 
+- a document whose visibility, status or date could not be read (``DocumentMeta.invalid``)
+  is excluded for everyone, whatever the filters: invalid metadata fails closed;
 - superseded versions are excluded unless ``include_superseded``;
 - a document with a non-empty ``visibility`` is seen only by one of those teams;
 - with a ``device_model`` set, a document that lists ``models`` must list it
@@ -14,7 +16,7 @@ The mask is computed once per distinct document, then spread to rows.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date as Date
 
 import numpy as np
@@ -44,6 +46,8 @@ class Eligibility:
 
     def reason(self, meta: DocumentMeta) -> str | None:
         """Why a document's chunks are excluded, or None when they are eligible."""
+        if meta.invalid:
+            return f"invalid metadata ({', '.join(meta.invalid)}): fix the file and re-index"
         if meta.status == "superseded" and not self.include_superseded:
             return "superseded version"
         if meta.visibility and not {t.casefold() for t in meta.visibility} & {t.casefold() for t in self.teams}:
@@ -57,6 +61,13 @@ class Eligibility:
 
     def allows(self, meta: DocumentMeta) -> bool:
         return self.reason(meta) is None
+
+    def allows_as_conflict_side(self, meta: DocumentMeta) -> bool:
+        """May another version of an answered document be shown inside a version-conflict
+        warning? Only when the one rule it breaks is being superseded: a restricted, dated-out,
+        other-model or invalid version never reaches the user, not even as a warning."""
+        return self.allows(meta) or (
+            meta.status == "superseded" and replace(self, include_superseded=True).allows(meta))
 
     def mask(self, metas: Sequence[DocumentMeta]) -> np.ndarray:
         """Boolean array: ``mask[row]`` is true when the chunk at ``row`` is eligible."""

@@ -432,7 +432,7 @@ class Library:
                 except OSError:
                     continue
                 h.update(f"{p.relative_to(self.root).as_posix()}\0{st.st_size}\0{st.st_mtime_ns}\0"
-                         f"{st.st_ctime_ns}\0{st.st_ino}\n".encode())
+                         f"{st.st_ctime_ns}\0{st.st_ino}\n".encode("utf-8", "surrogateescape"))
             side = self.root / "fieldqa.toml"
             if side.is_file():
                 h.update(side.read_bytes())
@@ -619,7 +619,8 @@ class Library:
     def ask(self, question: str, filters: FilterConfig | None = None):
         from engine.answer import compose_answer
 
-        return compose_answer(question, self.search(question, mode="full", filters=filters), self, self.config)
+        return compose_answer(question, self.search(question, mode="full", filters=filters), self, self.config,
+                              self.eligibility(filters))
 
     # ---- accessors -------------------------------------------------------------------
 

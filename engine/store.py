@@ -87,6 +87,7 @@ def meta_to_json(meta: DocumentMeta) -> str:
         "doc_id": meta.doc_id, "title": meta.title, "version": meta.version,
         "date": meta.date.isoformat() if meta.date else None, "models": list(meta.models),
         "status": meta.status, "visibility": list(meta.visibility), "language": meta.language,
+        **({"invalid": list(meta.invalid)} if meta.invalid else {}),
     }, ensure_ascii=False)
 
 
@@ -96,7 +97,7 @@ def meta_from_json(text: str) -> DocumentMeta:
         doc_id=d["doc_id"], title=d["title"], version=d["version"],
         date=Date.fromisoformat(d["date"]) if d.get("date") else None,
         models=tuple(d["models"]), status=d["status"], visibility=tuple(d["visibility"]),
-        language=d.get("language", ""),
+        language=d.get("language", ""), invalid=tuple(d.get("invalid", ())),
     )
 
 

@@ -29,6 +29,9 @@ class DocumentMeta:
     status: Status = "active"
     visibility: tuple[str, ...] = ()  # teams allowed to see it; () = everyone
     language: str = ""  # BCP-47-ish tag ("en", "fr", "zh-hans"); "" = unknown
+    # access or lifecycle fields ("visibility", "status", "date") whose value could not be read:
+    # such a document fails closed (engine.eligibility excludes it for everyone until fixed)
+    invalid: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

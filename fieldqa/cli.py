@@ -48,6 +48,19 @@ def tui_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def question_problem(question: str | None) -> str:
+    """Why a question given on the command line cannot be asked ('' when it can)."""
+    if question is None:
+        return ""
+    try:
+        question.encode("utf-8")
+    except UnicodeEncodeError:
+        return "the question is not valid UTF-8 text (check the terminal's encoding)"
+    if not question.strip():
+        return "the question is empty"
+    return ""
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
@@ -55,6 +68,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if argv and (argv[0] in commands or argv[0] in ("-h", "--help")):
             args = parser.parse_args(argv)
+            problem = question_problem(getattr(args, "question", None))
+            if problem:
+                print(f"fieldqa {argv[0]}: {problem}", file=sys.stderr)
+                return 2
             return int(args.func(args) or 0)
         args = tui_parser().parse_args(argv)
         cfg = config_from(args)

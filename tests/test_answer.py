@@ -324,17 +324,17 @@ def test_version_conflict_found_in_other_version_even_when_excluded():
     assert [s.version for s in conf.sides] == ["1.3", "2.0"]  # oldest first
     assert [s.value for s in conf.sides] == ["2.5 N·m", "1.8 N·m"]
     assert [s.status for s in conf.sides] == ["superseded", "active"]
-    # each side keeps its own claim and citation
+    # each side keeps its own citation; the excluded (superseded) side is no claim
     cited = {c.n: c for c in a.citations}
     for side in conf.sides:
         assert cited[side.citation].version == side.version
-        assert any(cl.citation == side.citation for cl in a.claims)
+        assert any(cl.citation == side.citation for cl in a.claims) == (side.status == "active")
+    assert "2.5 N·m" not in " ".join(cl.text for cl in a.claims)
     assert_verbatim(lib, a)
 
 
-def test_version_conflict_fallback_without_other_versions_method():
+def test_version_conflict_in_a_second_section():
     lib = library()
-    assert not hasattr(lib, "other_versions")
     a = ask(lib, "How often replace the desiccant cartridge?", k=1)
     assert a.conflicts
     assert {s.value for s in a.conflicts[0].sides} == {"12 months", "6 months"}
@@ -539,8 +539,10 @@ def test_changed_value_of_a_versioned_section_is_shown_even_when_another_unit_wa
     a = ask(lib, q, k=1)
     texts = [cl.text for cl in a.claims]
     assert any("keeps the electronics dry" in t for t in texts)
-    assert any("every 6 months" in t for t in texts) and any("every 12 months" in t for t in texts)
+    # the changed value is a claim; the superseded one only a side of the warning
+    assert any("every 6 months" in t for t in texts) and not any("every 12 months" in t for t in texts)
     assert a.conflicts and [s.version for s in a.conflicts[0].sides] == ["1.0", "2.0"]
+    assert [s.value for s in a.conflicts[0].sides] == ["12 months", "6 months"]
     assert_verbatim(lib, a)
 
 

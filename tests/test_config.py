@@ -56,3 +56,13 @@ def test_config_show_prints_origin(tmp_path, capsys):
 def test_missing_explicit_config_file_fails(tmp_path, capsys):
     assert main(["config", "show", "--config", str(tmp_path / "missing.toml")]) == 2
     assert "not found" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("question, words", [("oil \udcff?", "not valid UTF-8"), ("  \t", "empty")])
+def test_a_question_that_cannot_be_asked_exits_2_with_one_line(capsys, question, words):
+    from fieldqa.cli import main
+
+    for command in ("ask", "search"):
+        assert main([command, question, "samples"]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and words in err[0]

@@ -20,11 +20,15 @@ from typing import Iterator
 from engine.config import ChunkingConfig
 from engine.ingest.blocks import Parsed
 from engine.ingest.html import parse_html
-from engine.ingest.markdown import parse_markdown
+from engine.ingest.markdown import FrontMatterError, parse_markdown
 from engine.ingest.metadata import SIDECAR, Sidecar, build_meta, read_sidecar
 from engine.ingest.pdf import PdfFailure, parse_pdf
 from engine.ingest.text import parse_text
 from engine.types import Block, Document, Format, IngestIssue
+
+# a Markdown or text line longer than this is generated data, not prose: the file is skipped
+# (chunking one 49 MB line would take minutes and gigabytes)
+MAX_LINE_CHARS = 200_000
 
 FORMATS: dict[str, Format] = {".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html",
                               ".pdf": "pdf", ".txt": "text", ".text": "text"}
@@ -81,7 +85,11 @@ def iter_library(root: Path, config: ChunkingConfig) -> Iterator[Item]:
     for path in scan_library(root, config):
         if sidecar.excludes(relative_name(root, path)):
             continue
-        got = _read(root, path, config, sidecar)
+        try:
+            got = _read(root, path, config, sidecar)
+        except Exception as e:  # one bad file never ends the run: it is skipped and named
+            got = IngestIssue(relative_name(root, path), f"could not be read ({type(e).__name__}: "
+                              f"{' '.join(str(e).split())[:200]})")
         if isinstance(got, IngestIssue):
             yield got
             continue
@@ -147,8 +155,19 @@ def _read(root: Path, path: Path, config: ChunkingConfig,
         if not text.strip():
             return skip("only whitespace")
         text = _lone_cr_to_lf(text)
-        parsed = {"markdown": parse_markdown, "html": parse_html, "text": parse_text}[fmt](text)
+        if fmt != "html" and _longest_line(text) > MAX_LINE_CHARS:
+            return skip(f"a line longer than {MAX_LINE_CHARS:,} characters: not a manual "
+                        "(generated or minified data?)")
+        try:
+            parsed = {"markdown": parse_markdown, "html": parse_html, "text": parse_text}[fmt](text)
+        except FrontMatterError as e:
+            return skip(f"{e}: fix the front matter (its access rules cannot be read, so the file is "
+                        "not indexed)")
     return _finish(rel, sha, fmt, parsed, sidecar)
+
+
+def _longest_line(text: str) -> int:
+    return max(map(len, text.split("\n")))
 
 
 def _finish(rel: str, sha: str, fmt: Format, parsed: Parsed,

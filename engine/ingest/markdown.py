@@ -2,7 +2,9 @@
 
 ``Document.text`` is the file text itself; every block span is a run of whole source
 lines (``token.map``), so a chunk's lines are the file's lines. YAML front matter
-(``---`` on the first line) is read with ``yaml.safe_load`` and is not part of any block.
+(``---`` on the first line) is read by a SafeLoader with limits (aliases, depth, size) and is
+not part of any block; front matter that cannot be read raises ``FrontMatterError``, and the
+file is skipped rather than indexed without the access rules it may hold.
 """
 
 from __future__ import annotations
@@ -33,15 +35,54 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], int, list[str]]:
     raw = text[body_from:m.start()]
     end = text.find("\n", m.end())
     end = len(text) if end == -1 else end + 1
+    if len(raw) > MAX_FRONT_MATTER_CHARS:
+        raise FrontMatterError(f"front matter longer than {MAX_FRONT_MATTER_CHARS} characters")
     try:
-        data = yaml.safe_load(raw)
+        data = yaml.load(raw, Loader=_LimitedLoader)  # noqa: S506 - a SafeLoader with limits
+    except FrontMatterError:
+        raise
     except yaml.YAMLError as e:
-        return {}, end, [f"front matter is not valid YAML ({_one_line(e)}); ignored"]
+        raise FrontMatterError(f"front matter is not valid YAML ({_one_line(e)})") from None
+    except RecursionError:
+        raise FrontMatterError("front matter nested too deeply") from None
+    except (ValueError, TypeError, OverflowError) as e:  # e.g. date: 2026-02-30
+        raise FrontMatterError(f"front matter has an impossible value ({_one_line(e)})") from None
     if data is None:
         return {}, end, []
     if not isinstance(data, dict):
         return {}, end, [f"front matter is a {type(data).__name__}, not a mapping; ignored"]
     return {str(k): v for k, v in data.items()}, end, []
+
+
+MAX_FRONT_MATTER_CHARS = 64_000
+MAX_ALIASES = 50
+MAX_DEPTH = 20
+
+
+class FrontMatterError(ValueError):
+    """Front matter that cannot be read safely: the file is skipped (its access rules are unknown)."""
+
+
+class _LimitedLoader(yaml.SafeLoader):
+    """SafeLoader that refuses alias bombs and deep nesting before building anything."""
+
+    def __init__(self, stream):
+        super().__init__(stream)
+        self._aliases = 0
+        self._depth = 0
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            self._aliases += 1
+            if self._aliases > MAX_ALIASES:
+                raise FrontMatterError(f"front matter uses more than {MAX_ALIASES} YAML aliases")
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                raise FrontMatterError(f"front matter nested deeper than {MAX_DEPTH} levels")
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
 
 
 def _one_line(e: Exception) -> str:

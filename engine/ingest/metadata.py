@@ -7,7 +7,11 @@ Lowest to highest priority:
      for files that cannot carry their own metadata,
   3. the file's own explicit values (Markdown front matter, HTML ``<meta>``, PDF info).
 
-Bad values never stop a file from being read: they are dropped with a warning.
+Bad values never stop a file from being read: they are dropped with a warning. A bad
+access or lifecycle value (``visibility``, ``status``, ``date``) fails closed: the field is
+recorded in ``DocumentMeta.invalid`` and engine.eligibility keeps the document out of every
+answer until the file is fixed (a restricted manual must not turn public, nor a superseded
+one current, because of a typo).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from __future__ import annotations
 import datetime as dt
 import fnmatch
 import re
+import reprlib
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -25,6 +30,7 @@ from engine.types import DocumentMeta
 
 SIDECAR = "fieldqa.toml"
 KEYS = ("doc_id", "title", "version", "date", "models", "status", "visibility", "language")
+FAIL_CLOSED = ("visibility", "status", "date")
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,14 +111,21 @@ def build_meta(
     """Merge defaults < sidecar < own values; returns the meta and warnings about bad values."""
     warnings: list[str] = []
     merged: dict[str, Any] = {}
+    invalid: dict[str, None] = {}
     for source, values in (("fieldqa.toml", sidecar), ("metadata", own)):
         for key, raw in values.items():
             if key not in KEYS or raw is None:
                 continue
             try:
                 merged[key] = _coerce(key, raw)
-            except ValueError as e:
-                warnings.append(f"{source}: {key}: {e}; ignored")
+                invalid.pop(key, None)
+            except (ValueError, TypeError, OverflowError, RecursionError) as e:
+                if key in FAIL_CLOSED:
+                    invalid[key] = None
+                    warnings.append(f"{source}: {key}: {e}; the document is kept out of every answer "
+                                    f"until {key} is fixed")
+                else:
+                    warnings.append(f"{source}: {key}: {e}; ignored")
     title = merged.get("title") or first_heading.strip() or PurePosixPath(rel_path).stem
     meta = DocumentMeta(
         doc_id=merged.get("doc_id") or default_doc_id(rel_path),
@@ -123,6 +136,7 @@ def build_meta(
         status=merged.get("status", "active"),
         visibility=merged.get("visibility", ()),
         language=merged.get("language") or detect_language(text),
+        invalid=tuple(invalid),
     )
     return meta, warnings
 
@@ -132,7 +146,7 @@ def _coerce(key: str, raw: Any) -> Any:
         if isinstance(raw, str):
             raw = [p for p in re.split(r"\s*,\s*", raw.strip()) if p]
         if not isinstance(raw, (list, tuple)) or not all(isinstance(x, (str, int, float)) for x in raw):
-            raise ValueError(f"expected a list of names, got {raw!r}")
+            raise ValueError(f"expected a list of names, got {_short(raw)}")
         return tuple(str(x).strip() for x in raw if str(x).strip())
     if key == "date":
         if isinstance(raw, dt.datetime):
@@ -142,17 +156,28 @@ def _coerce(key: str, raw: Any) -> Any:
         try:
             return dt.date.fromisoformat(str(raw).strip())
         except ValueError:
-            raise ValueError(f"not an ISO date: {raw!r}") from None
+            raise ValueError(f"not a valid ISO date (YYYY-MM-DD): {_short(raw)}") from None
     if key == "status":
         value = str(raw).strip().lower()
         if value not in ("active", "superseded"):
-            raise ValueError(f"must be 'active' or 'superseded', got {raw!r}")
+            raise ValueError(f"must be 'active' or 'superseded', got {_short(raw)}")
         return value
     if isinstance(raw, (dict, list, tuple)):
-        raise ValueError(f"expected a single value, got {raw!r}")
+        raise ValueError(f"expected a single value, got {_short(raw)}")
     value = str(raw).strip()
+    if len(value) > MAX_VALUE_CHARS:
+        raise ValueError(f"longer than {MAX_VALUE_CHARS} characters")
     if key in ("doc_id", "title") and not value:
         raise ValueError("empty")
     if key == "language":
         return value.lower()
     return value
+
+
+MAX_VALUE_CHARS = 500  # a title, version or id longer than this is not metadata
+
+
+def _short(raw: Any) -> str:
+    """A bounded repr: a YAML alias bomb must not expand while being reported."""
+    text = reprlib.repr(raw)
+    return text if len(text) <= 80 else text[:77] + "..."
