@@ -59,6 +59,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from engine.answerability import CE_PASSAGES, features
 from engine.answertype import ANSWER_TYPES, expected_types, unanswered
 from engine.config import Config
 from engine.eligibility import Eligibility
@@ -393,18 +394,24 @@ def compose_answer(question: str, result: SearchResult, library, config: Config,
                 notes.append(f"the {_names(found)} asked for was found past the final context "
                              f"(rank {', '.join(str(r) for c, r in typed)})")
                 a = b
-    threshold = abstain_threshold(config)
-    if abstains(a, threshold):
+    verdict = answerability(question, result, library, a, config)
+    if verdict is not None:
+        notes.append(verdict.note)
+    if (abstains(a, abstain_threshold(config)) if verdict is None
+            else (verdict.abstain or not a.units)):
         consult = tuple(citation_for(i + 1, h.chunk, library.meta_of(h.chunk))
                         for i, h in enumerate(result.hits[: config.answer.to_consult]))
-        if a.type_missing:
+        if verdict is not None:
+            why = verdict.why
+        elif a.type_missing:
             why = f"no passage gives the {_names(a.unanswered)} asked for"
         else:
-            why = f"evidence {a.evidence:.3f} below threshold {threshold:.3f}"
+            why = f"evidence {a.evidence:.3f} below threshold {abstain_threshold(config):.3f}"
         if a.missing_codes:
             why += f"; not in these passages: {', '.join(a.missing_codes)}"
         return Answer(question, (), (), abstained=True, to_consult=consult, trace=result.trace,
-                      notes=tuple(notes + [f"not found in these documents ({why})"]))
+                      notes=tuple(notes + [f"not found in these documents ({why})"]),
+                      answerability=verdict.probability if verdict else None)
 
     chosen = _choose(question, a, library, config)
     conditions = _conditions(a, chosen, question, library)
@@ -488,7 +495,59 @@ def compose_answer(question: str, result: SearchResult, library, config: Config,
         notes.append("text that reads as an instruction to the system is shown as quoted evidence "
                      "and was not followed")
     return Answer(question, tuple(claims), tuple(citations), tuple(conflicts), trace=result.trace,
-                  notes=tuple(notes))
+                  notes=tuple(notes), answerability=verdict.probability if verdict else None)
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The learned answerability of one question's evidence (engine.answerability)."""
+
+    probability: float
+    threshold: float
+    variant: str  # "with cross-encoder" or "base"
+    features: tuple[tuple[str, float], ...]
+
+    @property
+    def abstain(self) -> bool:
+        return self.probability < self.threshold
+
+    @property
+    def note(self) -> str:
+        return f"answerability {self.probability:.2f} (abstains below {self.threshold:.2f}; {self.variant})"
+
+    @property
+    def why(self) -> str:
+        return (f"the closest passages do not answer it: answerability {self.probability:.2f} "
+                f"below {self.threshold:.2f}")
+
+
+def evidence_features(question: str, result: SearchResult, library, a: Assessment,
+                      with_ce: bool = True) -> dict[str, float]:
+    """engine.answerability.features for this evidence, with the cross-encoder's logits for the
+    first context passages when ``with_ce`` and the library has a cross-encoder."""
+    chunks = [h.chunk for h in result.hits[:SCORED_PASSAGES]]
+    device_words = device_vocabulary(library, chunks)[0] if chunks else set()
+    scorer = getattr(library, "cross_scores", None)  # test doubles may have no cross-encoder
+    ce = scorer(question, chunks[:CE_PASSAGES]) if (with_ce and scorer is not None and chunks) else None
+    return features(question, result, a, ce, device_words)
+
+
+def answerability(question: str, result: SearchResult, library, a: Assessment, config: Config) -> Verdict | None:
+    """The learned verdict, or None when no answerability model is configured (the hand rule
+    ``abstains`` then applies)."""
+    model = getattr(library, "answerability_model", None)
+    model = model() if callable(model) else None
+    if model is None or config.answer.abstain_threshold != 0.0:  # an explicit threshold wins
+        return None
+    checksum = getattr(library, "reranker_checksum", lambda: None)()
+    feats = evidence_features(question, result, library, a, with_ce=model.with_ce is not None
+                              and checksum == model.reranker_checksum)
+    variant = model.variant(feats, checksum)
+    p = variant.probability(feats)
+    threshold = config.answer.answerability_threshold
+    threshold = variant.threshold if threshold < 0 else threshold
+    name = "with cross-encoder" if variant is model.with_ce else "base"
+    return Verdict(p, threshold, name, tuple((n, round(feats[n], 4)) for n in variant.names))
 
 
 def _typed_candidates(question: str, a: Assessment, result: SearchResult, library) -> list[tuple[Chunk, int]]:

@@ -11,7 +11,10 @@ object to the evaluation JSON through :class:`AnswerEval`, an
       "abstain_rate_noanswer": x,   # no-answer questions (expected "-") answered "not found"
       "claims_outside_span": n,     # claims whose text is not document_text[start:end] inside
                                     # the cited chunk (must be 0)
-      "threshold": x,               # the abstention threshold in force
+      "first_claim_hit": x,         # answerable questions whose first claim cites a gold passage
+      "brier": x,                   # Brier score of the answerability probability against
+                                    # "answerable" (null when the hand rule decided)
+      "threshold": x,               # the hand rule's threshold (used when no model is fitted)
       "by_family": {FAMILY: {same rate keys, "questions": n}}
     }
 
@@ -40,6 +43,8 @@ class AnswerOutcome:
     abstained: bool
     cited: bool  # a citation hits a gold passage
     outside: int  # claims outside their cited span
+    first_hit: bool = False  # the first claim cites a gold passage
+    probability: float | None = None  # Answer.answerability
 
 
 def claims_outside_span(answer: Answer, library) -> int:
@@ -82,8 +87,11 @@ class AnswerEval:
     def score(self, question, answer: Answer) -> AnswerOutcome:
         gold = self._gold.hit_ids(question.targets) if question.targets else set()
         cited = any(c.chunk_id in gold for c in answer.citations)
+        by_n = {c.n: c for c in answer.citations}
+        first = answer.claims[0] if answer.claims else None
+        first_hit = first is not None and first.citation in by_n and by_n[first.citation].chunk_id in gold
         return AnswerOutcome(question.family, bool(question.targets), answer.abstained, cited,
-                             claims_outside_span(answer, self.library))
+                             claims_outside_span(answer, self.library), first_hit, answer.answerability)
 
     def summary(self) -> tuple[str, Any]:
         cfg = self.config or self.library.config
@@ -103,7 +111,14 @@ def _rates(outs: Sequence[AnswerOutcome]) -> dict[str, Any]:
         "abstain_rate_answerable": _rate(sum(o.abstained for o in ans), len(ans)),
         "abstain_rate_noanswer": _rate(sum(o.abstained for o in no), len(no)),
         "claims_outside_span": sum(o.outside for o in outs),
+        "first_claim_hit": _rate(sum(o.first_hit for o in ans), len(ans)),
+        "brier": _brier(outs),
     }
+
+
+def _brier(outs: Sequence[AnswerOutcome]) -> float | None:
+    scored = [(o.probability, o.answerable) for o in outs if o.probability is not None]
+    return round(sum((p - y) ** 2 for p, y in scored) / len(scored), 4) if scored else None
 
 
 def summarise(outcomes: Sequence[AnswerOutcome], threshold: float) -> dict[str, Any]:

@@ -109,6 +109,13 @@ class AnswerConfig:
     abstain_threshold: float = doc(
         "Below this evidence score the answer says 'not found in these documents'.", 0.0
     )
+    answerability: str = doc(
+        "Learned answerability model (engine.answerability): a path, or a name inside `models.dir`'s "
+        "answerability folder; '' = the hand rule (evidence score below abstain_threshold).",
+        "answerability.json")
+    answerability_threshold: float = doc(
+        "Abstain when the answerability probability is below this; -1 = the threshold fitted with "
+        "the model (on training questions).", -1.0)
     max_claims: int = doc("Most claims in one answer.", 6)
     to_consult: int = doc("Passages listed as 'to consult' when abstaining.", 3)
 
@@ -160,6 +167,14 @@ class Config:
     @property
     def reranker_dir(self) -> Path | None:
         return self.models.dir / self.models.reranker if self.models.reranker else None
+
+    @property
+    def answerability_path(self) -> Path | None:
+        name = self.answer.answerability
+        if not name:
+            return None
+        p = Path(name).expanduser()
+        return p if p.is_absolute() or len(p.parts) > 1 else self.models.dir / "answerability" / name
 
     def index_dir_for(self, library: Path) -> Path:
         """One index folder per library, named after its resolved path."""

@@ -193,10 +193,27 @@ def format_report(report: dict[str, Any]) -> str:
         for fam, n, v in rows:
             lines.append(f"{mode:<8} {fam:<10} {n:>5} " + " ".join(f"{v[f'recall@{k}']:>6.3f}" for k in KS)
                          + f" {v['mrr@10']:>7.3f}")
+    if report.get("answers"):
+        lines += ["", format_answers(report["answers"])]
     if report.get("losses"):
         lines += ["", "full pipeline, where expected passages were lost:"]
         lines += [f"  {k:<18} {v}" for k, v in report["losses"].items()]
     if report.get("timings_ms"):
         lines += ["", "timings (ms):   p50      p95"]
         lines += [f"  {k:<10} {v['p50']:>8.1f} {v['p95']:>8.1f}" for k, v in report["timings_ms"].items()]
+    return "\n".join(lines)
+
+
+def format_answers(a: dict[str, Any]) -> str:
+    """The answer scores of ``fieldqa eval --answers`` as a table (engine.answer_eval)."""
+    cols = (("cited", "cited_rate"), ("first", "first_claim_hit"), ("abst.ans", "abstain_rate_answerable"),
+            ("abst.no", "abstain_rate_noanswer"), ("brier", "brier"))
+    fmt = lambda v: f"{v:>9.3f}" if isinstance(v, (int, float)) else f"{'-':>9}"  # noqa: E731
+    lines = ["answers (cited answer, first claim cites gold, abstention on answerable / no-answer, "
+             "Brier of the answerability)",
+             f"{'family':<14} {'n':>4} " + " ".join(f"{h:>9}" for h, _ in cols)]
+    rows = [("all", a)] + sorted(a.get("by_family", {}).items())
+    for fam, v in rows:
+        lines.append(f"{fam:<14} {v['questions']:>4} " + " ".join(fmt(v.get(k)) for _, k in cols))
+    lines.append(f"claims outside their span: {a.get('claims_outside_span', 0)}")
     return "\n".join(lines)

@@ -44,7 +44,7 @@ import shutil
 import threading
 import time
 import zlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -187,6 +187,7 @@ class Library:
         self.embedder = embedder
         self._reranker = reranker  # CrossEncoder, a str (why unavailable) or None (not tried)
         self._reranker_lock = threading.Lock()
+        self._answerability: Any = None  # AnswerabilityModel, a str (why none) or None (not tried)
         self._rerank_pool: concurrent.futures.ThreadPoolExecutor | None = None
         self._build_lock = threading.Lock()
         self._snap = _Snapshot(None)
@@ -472,7 +473,10 @@ class Library:
     def eligibility(self, filters: FilterConfig | None = None) -> Eligibility:
         return Eligibility.from_filters(filters if filters is not None else self.config.filters)
 
-    def search(self, question: str, *, mode: Mode = "full", filters: FilterConfig | None = None) -> SearchResult:
+    def search(self, question: str, *, mode: Mode = "full", filters: FilterConfig | None = None,
+               exclude: Collection[str] = ()) -> SearchResult:
+        """``exclude``: chunk ids treated as ineligible on top of the filters (evaluation builds
+        "not in these documents" cases by removing a question's gold passages)."""
         if mode not in MODES:
             raise ValueError(f"unknown mode {mode!r}; use one of {', '.join(MODES)}")
         snap = self._snap
@@ -484,6 +488,9 @@ class Library:
             return SearchResult(question, (), Trace(question, 0, len(snap.chunks), (
                 Stage("lexical", (), rc.lexical_depth, 0.0, note),), rule.describe()))
         mask = snap.mask(rule)
+        if exclude:
+            mask = mask.copy()
+            mask[[snap.by_id[c] for c in exclude if c in snap.by_id]] = False
         eligible = int(mask.sum())
 
         def keep(pairs: Sequence[tuple[int, float]]) -> list[tuple[str, float]]:
@@ -616,11 +623,53 @@ class Library:
         r = self._get_reranker()
         return f"degraded: {r}" if isinstance(r, str) else f"ready: {r.model_id}"
 
-    def ask(self, question: str, filters: FilterConfig | None = None):
+    def ask(self, question: str, filters: FilterConfig | None = None, exclude: Collection[str] = ()):
         from engine.answer import compose_answer
 
-        return compose_answer(question, self.search(question, mode="full", filters=filters), self, self.config,
-                              self.eligibility(filters))
+        result = self.search(question, mode="full", filters=filters, exclude=exclude)
+        return compose_answer(question, result, self, self.config, self.eligibility(filters))
+
+    def answerability_model(self) -> Any:
+        """The learned answerability model (engine.answerability) fitted for this embedder, or
+        None (no model configured or found, or fitted with another embedder: the hand rule
+        applies, and ``answerability_status`` says why)."""
+        with self._reranker_lock:
+            if self._answerability is None:
+                self._answerability = self._load_answerability()
+            return None if isinstance(self._answerability, str) else self._answerability
+
+    @property
+    def answerability_status(self) -> str:
+        model = self.answerability_model()
+        return f"learned: {model.source}" if model is not None else f"hand rule: {self._answerability}"
+
+    def _load_answerability(self) -> Any:
+        from engine.answerability import load_model
+
+        path = self.config.answerability_path
+        if path is None:
+            return "answer.answerability = ''"
+        if not path.is_file():
+            return f"no answerability model at {path}"
+        try:
+            model = load_model(path)
+        except (OSError, ValueError) as e:
+            return f"answerability model unreadable ({e})"
+        if model.embedder_checksum != self.embedder.checksum:
+            return f"{path} was fitted with another embedder"
+        return model
+
+    def reranker_checksum(self) -> str | None:
+        model = self._get_reranker()
+        return None if isinstance(model, str) else model.checksum
+
+    def cross_scores(self, question: str, chunks: Sequence[Chunk]) -> np.ndarray | None:
+        """The cross-encoder's logits for (question, chunk) pairs, whether or not the rerank
+        stage is on; None when no cross-encoder is available (its absence is the status)."""
+        model = self._get_reranker()
+        if isinstance(model, str) or not chunks:
+            return None
+        return np.asarray(model.score(question, [c.search_text for c in chunks]), dtype=np.float64)
 
     # ---- accessors -------------------------------------------------------------------
 

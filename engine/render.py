@@ -188,6 +188,7 @@ def answer_to_dict(answer: Answer) -> dict[str, Any]:
     return {
         "question": answer.question,
         "abstained": answer.abstained,
+        "answerability": None if answer.answerability is None else round(answer.answerability, 4),
         "claims": [
             {"text": c.text, "citation": c.citation, "char_start": c.char_start, "char_end": c.char_end,
              "is_condition": c.is_condition, "flagged": c.flagged}

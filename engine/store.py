@@ -24,6 +24,7 @@ message that names the rebuild command; callers print it, never a traceback.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -158,6 +159,8 @@ class IndexStore:
         index_dir = Path(index_dir)
         db = index_dir / DB_NAME
         hint = rebuild_hint(library)
+        if db.exists() and db.stat().st_size == 0:
+            raise IndexCorrupt(f"index database {db} is empty (truncated): {hint}")
         if not db.exists():
             if not create:
                 raise IndexCorrupt(f"no index at {index_dir}: build it with `fieldqa index "
@@ -226,11 +229,26 @@ class IndexStore:
             raise IndexMismatch(f"index at {self.dir}: manifest format "
                                 f"{manifest.get('format') if isinstance(manifest, dict) else '?'}"
                                 f" is not {FORMAT_VERSION}: {hint}")
+        self._verify_files(gdir, hint)
         n_chunks = self._q("SELECT COUNT(*) FROM chunks")[0][0]
         if manifest.get("chunks") != gen[0][1] or n_chunks != gen[0][1]:
             raise IndexCorrupt(f"index at {self.dir}: manifest says {manifest.get('chunks')} chunks, "
                                f"database {n_chunks}: {hint}")
         return Generation(number, gdir, manifest)
+
+    def _verify_files(self, gdir: Path, hint: str) -> None:
+        """Every file of the generation as it was at commit (blake2b recorded in SQLite)."""
+        row = self._q("SELECT value FROM info WHERE key='generation_checksums'")
+        if not row:  # an index from before checksums: nothing to compare with
+            return
+        want: dict[str, str] = json.loads(row[0][0])
+        have = file_checksums(gdir)
+        for rel in sorted(set(want) | set(have)):
+            if rel not in have:
+                raise IndexCorrupt(f"index at {self.dir}: {gdir.name}/{rel} is missing: {hint}")
+            if want.get(rel) != have[rel]:
+                what = "is not part of the index" if rel not in want else "was changed or damaged"
+                raise IndexCorrupt(f"index at {self.dir}: {gdir.name}/{rel} {what} (checksum): {hint}")
 
     def new_generation_dir(self) -> tuple[int, Path]:
         """A fresh, empty ``gen-N`` folder numbered after every existing one."""
@@ -263,6 +281,7 @@ class IndexStore:
         """
         (gdir / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False), encoding="utf-8")
         _fsync_tree(gdir)
+        sums = json.dumps(file_checksums(gdir), sort_keys=True)
         rows = [(i, *(_chunk_value(c, col) for col in _CHUNK_COLS), text_shas[i]) for i, c in enumerate(chunks)]
         marks = ",".join("?" * (len(_CHUNK_COLS) + 2))
         with self._lock:
@@ -280,6 +299,7 @@ class IndexStore:
                 c.execute("INSERT INTO generations (number, dir, chunks) VALUES (?,?,?)",
                           (number, gdir.name, len(chunks)))
                 c.execute("INSERT OR REPLACE INTO info VALUES ('current_generation', ?)", (str(number),))
+                c.execute("INSERT OR REPLACE INTO info VALUES ('generation_checksums', ?)", (sums,))
                 c.executemany("INSERT OR REPLACE INTO info VALUES (?, ?)", list((info or {}).items()))
                 c.execute("DELETE FROM generations WHERE number != ?", (number,))
                 # the cache keeps only texts some chunk still has (any model)
@@ -300,12 +320,17 @@ class IndexStore:
     # ---- rows ------------------------------------------------------------------------
 
     def chunks(self) -> list[Chunk]:
-        rows = self._q(f"SELECT {', '.join(_CHUNK_COLS)} FROM chunks ORDER BY row")
+        """Every chunk in row order, each text checked against the sha256 recorded with it."""
+        rows = self._q(f"SELECT {', '.join(_CHUNK_COLS)}, text_sha FROM chunks ORDER BY row")
         out = []
         for r in rows:
-            d = dict(zip(_CHUNK_COLS, r))
+            d = dict(zip(_CHUNK_COLS, r[:-1]))
             d["heading_path"] = tuple(json.loads(d["heading_path"]))
-            out.append(Chunk(**d))
+            chunk = Chunk(**d)
+            if hashlib.sha256(chunk.search_text.encode("utf-8")).hexdigest() != r[-1]:
+                raise IndexCorrupt(f"index database {self.dir / DB_NAME}: the stored text of passage "
+                                   f"{chunk.location} was altered (checksum): {rebuild_hint(self._library)}")
+            out.append(chunk)
         return out
 
     def text_shas(self) -> list[str]:
@@ -377,6 +402,20 @@ class IndexStore:
 
     def embedding_count(self) -> int:
         return self._q("SELECT COUNT(*) FROM embeddings")[0][0]
+
+
+def file_checksums(folder: Path) -> dict[str, str]:
+    """blake2b of every file under ``folder`` (relative POSIX path -> hex): fast enough to check
+    a generation on every open (~1 GB/s), strong enough to catch any damaged byte."""
+    out = {}
+    for p in sorted(folder.rglob("*")):
+        if p.is_file():
+            h = hashlib.blake2b(digest_size=20)
+            with open(p, "rb") as f:
+                for block in iter(lambda: f.read(1 << 20), b""):
+                    h.update(block)
+            out[p.relative_to(folder).as_posix()] = h.hexdigest()
+    return out
 
 
 def _chunk_value(c: Chunk, col: str):

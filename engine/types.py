@@ -248,3 +248,6 @@ class Answer:
     to_consult: tuple[Citation, ...] = ()  # when abstaining: closest passages, not an answer
     trace: Trace | None = None
     notes: tuple[str, ...] = field(default=())  # e.g. degraded-mode notices
+    # learned probability that the evidence answers the question (engine.answerability); None
+    # when the hand rule decided (no model fitted for this embedder)
+    answerability: float | None = None

@@ -61,6 +61,21 @@ def question_problem(question: str | None) -> str:
     return ""
 
 
+def folder_problem(folder: Path | None, files_too: bool = False) -> str:
+    """Why a library folder given on the command line cannot be used ('' when it can): checked
+    before anything is opened or created, so a typo never leaves an empty index behind."""
+    if folder is None:
+        return ""
+    folder = Path(folder)
+    if files_too and folder.is_file():
+        return ""
+    if not folder.exists():
+        return f"no such folder: {folder}"
+    if not folder.is_dir():
+        return f"not a folder: {folder}"
+    return ""
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
@@ -68,7 +83,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if argv and (argv[0] in commands or argv[0] in ("-h", "--help")):
             args = parser.parse_args(argv)
-            problem = question_problem(getattr(args, "question", None))
+            problem = question_problem(getattr(args, "question", None)) or folder_problem(
+                getattr(args, "path", None) or getattr(args, "corpus", None), files_too=argv[0] == "chunks")
             if problem:
                 print(f"fieldqa {argv[0]}: {problem}", file=sys.stderr)
                 return 2
@@ -79,6 +95,10 @@ def main(argv: list[str] | None = None) -> int:
         if folder is None:
             print("fieldqa: no library folder given and none configured (`library = ...` in config)",
                   file=sys.stderr)
+            return 2
+        problem = folder_problem(Path(folder))
+        if problem:
+            print(f"fieldqa: {problem}", file=sys.stderr)
             return 2
         from tui.app import run_app  # the UI is imported only when it is used
 

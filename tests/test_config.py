@@ -66,3 +66,14 @@ def test_a_question_that_cannot_be_asked_exits_2_with_one_line(capsys, question,
         assert main([command, question, "samples"]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and words in err[0]
+
+
+@pytest.mark.parametrize("argv", [["ask", "oil?", "/no/such/dir"], ["search", "oil", "/no/such/dir"],
+                                  ["index", "/no/such/dir"], ["/no/such/dir"]])
+def test_a_missing_folder_is_refused_before_anything_is_created(capsys, tmp_path, argv):
+    from fieldqa.cli import main
+
+    assert main(argv + ["--index", str(tmp_path / "idx")] if argv[0] in ("ask", "search") else argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no such folder: /no/such/dir" in err[0]
+    assert not (tmp_path / "idx").exists()

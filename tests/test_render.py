@@ -70,4 +70,4 @@ def test_json_keeps_exact_text():
     assert back["claims"][0]["text"] == EVIL
     assert back["citations"][0]["location"] == "en/kx.md:31"
     assert back["conflicts"][0]["sides"][0]["value"] == "2.5 N·m"
-    assert set(back) == {"question", "abstained", "claims", "citations", "conflicts", "to_consult", "notes", "trace"}
+    assert set(back) == {"question", "abstained", "answerability", "claims", "citations", "conflicts", "to_consult", "notes", "trace"}

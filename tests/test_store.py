@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 
 import pytest
@@ -98,14 +97,12 @@ def test_missing_generation_files_are_a_clear_error(built, open_library, victim)
 
 
 def test_other_model_checksum_is_a_mismatch(built, open_library):
-    gdir = built.store.current().dir
     built.close()
-    manifest = json.loads((gdir / "manifest.json").read_text())
-    manifest["embedder"]["checksum"] = "another-model"
-    (gdir / "manifest.json").write_text(json.dumps(manifest))
+    emb = HashEmbedder()
+    emb.checksum = "another-model"  # the index was built with the test model; this one differs
     with pytest.raises(IndexMismatch, match="--rebuild") as e:
-        open_library(built.root)
-    assert "another-model" in str(e.value)
+        open_library(built.root, embedder=emb)
+    assert "another-model" in str(e.value) and "test-hash-v1" in str(e.value)
 
 
 def test_changed_chunker_settings_are_a_mismatch(built, open_library, fast_config):
@@ -148,3 +145,62 @@ def test_embedding_cache_keyed_by_model(tmp_path):
     assert np.array_equal(store.cached_embeddings("m1", ["sha-a", "sha-b"])["sha-a"], v)
     assert store.cached_embeddings("m2", ["sha-a"]) == {}
     store.close()
+
+
+def _damage(path, how: str) -> None:
+    data = path.read_bytes()
+    if how == "truncate":
+        path.write_bytes(data[: len(data) // 2])
+    elif how == "zero":
+        path.write_bytes(b"")
+    elif how == "flip":
+        i = len(data) // 2
+        path.write_bytes(data[:i] + bytes([data[i] ^ 0xFF]) + data[i + 1:])
+    else:
+        path.unlink()
+
+
+@pytest.mark.parametrize("how", ["truncate", "zero", "flip", "delete"])
+def test_every_generation_file_damaged_any_way_is_a_typed_error(built, open_library, how):
+    gdir = built.store.current().dir
+    files = sorted(p for p in gdir.rglob("*") if p.is_file())
+    assert len(files) >= 4
+    built.close()
+    original = {p: p.read_bytes() for p in files}
+    for victim in files:
+        _damage(victim, how)
+        with pytest.raises(IndexCorrupt, match="--rebuild") as e:
+            open_library(built.root).close()
+        assert victim.name in str(e.value) or "manifest" in str(e.value) or "unreadable" in str(e.value)
+        victim.write_bytes(original[victim])
+    open_library(built.root).close()  # all restored: it opens again
+
+
+def test_a_file_added_to_a_generation_is_noticed(built, open_library):
+    gdir = built.store.current().dir
+    built.close()
+    (gdir / "vectors" / "extra.npy").write_bytes(b"x")
+    with pytest.raises(IndexCorrupt, match="not part of the index"):
+        open_library(built.root)
+
+
+def test_zero_length_database_is_corrupt_not_empty(built, open_library):
+    db = built.store.dir / DB_NAME
+    built.close()
+    for name in (DB_NAME, DB_NAME + "-wal", DB_NAME + "-shm"):
+        (built.store.dir / name).unlink(missing_ok=True)
+    db.write_bytes(b"")
+    with pytest.raises(IndexCorrupt, match="empty"):
+        open_library(built.root)
+
+
+def test_altered_chunk_text_in_the_database_is_detected(built, open_library):
+    import sqlite3
+
+    built.close()
+    conn = sqlite3.connect(built.store.dir / DB_NAME)
+    conn.execute("UPDATE chunks SET text = replace(text, '5 A', '50 A')")
+    conn.commit()
+    conn.close()
+    with pytest.raises(IndexCorrupt, match="altered"):
+        open_library(built.root)

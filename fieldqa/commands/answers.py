@@ -12,6 +12,8 @@ JSON (``--json``), one object::
 
     {"question": str,
      "abstained": bool,
+     "answerability": float | null,     # learned probability that the evidence answers it
+                                         # (engine.answerability); null: the hand rule decided
      "claims": [{"text": str,            # verbatim: document_text(path)[char_start:char_end]
                  "citation": n,          # -> citations[].n
                  "char_start": int, "char_end": int,

@@ -1,0 +1,164 @@
+"""Answerability: the probability that the evidence answers the question, learned, not listed.
+
+One calibrated number per question, from features that hold for any corpus:
+
+- how close the evidence is in the embedding view (best unit and best passage cosine, the
+  passage's margin over the runner-up),
+- how much of the question's content the evidence holds in the lexical view (share of the
+  question's terms in the best passage and in the best unit),
+- whether the two branches agree (the vector branch's first passage in the lexical list),
+- the cross-encoder's logits for the first context passages, when a cross-encoder is built,
+- a code the question names that no passage holds, an answer type asked for and not given
+  (engine.answertype: one feature among the others, never the rule).
+
+A logistic regression over those (standardised) features gives the probability; its weights,
+the feature names and the abstention threshold are a fact about the models they were fitted
+with, stored in ``models/answerability/answerability.json`` by ``models/answerability/fit.py``
+(training questions only: the klipper-manuals and Wikipedia train splits, each also asked with
+its gold passages removed, which makes realistic "not in these documents" cases). Two variants
+are fitted, with and without the cross-encoder's features, so a machine without the reranker
+still abstains by a learned rule. Numpy only at run time.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from engine.evidence import terms
+from engine.types import Chunk, SearchResult
+
+__all__ = ["AnswerabilityModel", "BASE_FEATURES", "CE_FEATURES", "CE_PASSAGES", "features", "load_model"]
+
+BASE_FEATURES = (
+    "unit_cos", "passage_cos", "passage_margin", "lex_cover_top", "lex_cover_best", "unit_overlap",
+    "branch_agree", "lexical_found", "missing_code", "type_asked", "type_missing", "question_terms",
+)
+CE_FEATURES = ("ce_top", "ce_first", "ce_margin")
+CE_PASSAGES = 3  # context passages the cross-encoder scores for answerability
+
+
+def features(question: str, result: SearchResult, assessment, ce_scores: Sequence[float] | None,
+             device_words: set[str] = frozenset()) -> dict[str, float]:
+    """The features of one question's evidence (``assessment``: engine.answer.Assessment)."""
+    trace = result.trace
+    vec = trace.stage("vector") if trace else None
+    lex = trace.stage("lexical") if trace else None
+    vec_scores = [r.score for r in vec.ranked] if vec else []
+    q_terms = (terms(question) - set(device_words)) or terms(question)
+    hits = [h.chunk for h in result.hits]
+    covers = [_cover(q_terms, c) for c in hits] or [0.0]
+    clean = [s for s in assessment.units if not s.flagged]
+    f = {
+        "unit_cos": assessment.best_cosine,
+        "passage_cos": vec_scores[0] if vec_scores else 0.0,
+        "passage_margin": vec_scores[0] - vec_scores[1] if len(vec_scores) > 1 else 0.0,
+        "lex_cover_top": covers[0],
+        "lex_cover_best": max(covers),
+        "unit_overlap": max((s.overlap for s in clean), default=0.0),
+        "branch_agree": _agreement(lex, vec),
+        "lexical_found": min(len(lex.ranked), 10) / 10 if lex else 0.0,
+        "missing_code": 1.0 if assessment.missing_codes else 0.0,
+        "type_asked": 1.0 if assessment.expected else 0.0,
+        "type_missing": 1.0 if assessment.type_missing else 0.0,
+        "question_terms": math.log1p(len(q_terms)),
+    }
+    if ce_scores is not None and len(ce_scores):
+        ce = [float(x) for x in ce_scores]
+        top2 = sorted(ce, reverse=True)[:2]
+        f["ce_top"] = top2[0]
+        f["ce_first"] = ce[0]
+        f["ce_margin"] = top2[0] - top2[1] if len(top2) > 1 else 0.0
+    return f
+
+
+def _cover(q_terms: set[str], chunk: Chunk) -> float:
+    if not q_terms:
+        return 0.0
+    have = terms(f"{' '.join(chunk.heading_path)} {chunk.context} {chunk.text}")
+    return len(q_terms & have) / len(q_terms)
+
+
+def _agreement(lex, vec) -> float:
+    """1/rank of the vector branch's first passage in the lexical list (0 when absent)."""
+    if not lex or not vec or not vec.ranked:
+        return 0.0
+    rank = lex.rank_of(vec.ranked[0].chunk_id)
+    return 1.0 / rank if rank else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Variant:
+    """One fitted logistic regression: P = sigmoid(w · (x - mean) / scale + b)."""
+
+    names: tuple[str, ...]
+    mean: np.ndarray
+    scale: np.ndarray
+    weights: np.ndarray
+    bias: float
+    threshold: float  # abstain below this probability
+
+    def probability(self, feats: Mapping[str, float]) -> float:
+        x = np.array([feats[n] for n in self.names], dtype=np.float64)
+        z = float(((x - self.mean) / self.scale) @ self.weights + self.bias)
+        return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+
+    def to_json(self) -> dict:
+        return {"features": list(self.names), "mean": self.mean.tolist(), "scale": self.scale.tolist(),
+                "weights": self.weights.tolist(), "bias": self.bias, "threshold": self.threshold}
+
+    @classmethod
+    def from_json(cls, d: Mapping) -> Variant:
+        names = tuple(d["features"])
+        arrays = [np.asarray(d[k], dtype=np.float64) for k in ("mean", "scale", "weights")]
+        if any(a.shape != (len(names),) for a in arrays) or not np.all(arrays[1] > 0):
+            raise ValueError("answerability model: arrays do not match its feature list")
+        if not set(names) <= set(BASE_FEATURES) | set(CE_FEATURES):
+            raise ValueError(f"answerability model: unknown features {sorted(set(names) - set(BASE_FEATURES) - set(CE_FEATURES))}")
+        return cls(names, *arrays, float(d["bias"]), float(d["threshold"]))
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerabilityModel:
+    """The fitted variants: ``with_ce`` when the cross-encoder's scores are at hand, else ``base``."""
+
+    base: Variant
+    with_ce: Variant | None
+    embedder_checksum: str  # the features are cosines of this embedder's vectors
+    reranker_checksum: str  # ... and logits of this cross-encoder (with_ce)
+    source: str = ""
+
+    def variant(self, feats: Mapping[str, float], reranker_checksum: str | None) -> Variant:
+        if (self.with_ce is not None and reranker_checksum == self.reranker_checksum
+                and all(n in feats for n in self.with_ce.names)):
+            return self.with_ce
+        return self.base
+
+    def to_json(self) -> dict:
+        return {"format": 1, "embedder_checksum": self.embedder_checksum,
+                "reranker_checksum": self.reranker_checksum, "source": self.source,
+                "base": self.base.to_json(), "with_ce": self.with_ce.to_json() if self.with_ce else None}
+
+    @classmethod
+    def from_json(cls, d: Mapping) -> AnswerabilityModel:
+        if d.get("format") != 1:
+            raise ValueError(f"answerability model: unknown format {d.get('format')!r}")
+        return cls(Variant.from_json(d["base"]), Variant.from_json(d["with_ce"]) if d.get("with_ce") else None,
+                   str(d["embedder_checksum"]), str(d.get("reranker_checksum", "")), str(d.get("source", "")))
+
+
+def load_model(path: Path) -> AnswerabilityModel:
+    """Read a fitted model; ``ValueError`` / ``OSError`` name what is wrong."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: not JSON ({e})") from None
+    try:
+        return AnswerabilityModel.from_json(data)
+    except (KeyError, TypeError, ValueError) as e:
+        raise ValueError(f"{path}: {e}") from None

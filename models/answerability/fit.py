@@ -1,0 +1,238 @@
+"""Fit the answerability model (engine.answerability) on training questions only.
+
+    .venv/bin/python models/answerability/fit.py dump --out /tmp/ans-train.jsonl \\
+        --sets klipper-manuals:train,piaf-fr:train:150,cmrc-zh:train:150,drcd-zh-hant:train:150
+    .venv/bin/python models/answerability/fit.py fit /tmp/ans-train.jsonl --write
+    .venv/bin/python models/answerability/fit.py dump --out /tmp/ans-dev.jsonl --sets klipper-manuals:dev
+    .venv/bin/python models/answerability/fit.py report /tmp/ans-dev.jsonl     # dev: report only
+
+``dump`` runs every question through the real pipeline (default config, rerank as configured)
+and writes one row per evidence set: the features (engine.answer.evidence_features) and the
+label. Each answerable question gives two rows: as asked (label 1 when a gold passage reached
+the context, 0-weight "miss" when retrieval lost it) and with its gold passages removed from the
+index's eligible set (label 0: the near-miss evidence that remains is a realistic "not in these
+documents" case). No-answer questions (klipper-manuals `-` rows) give one row, label 0.
+
+``fit`` fits two L2-regularised logistic regressions (with and without the cross-encoder's
+features) on standardised features, klipper-manuals rows weighted to count as much as all the
+Wikipedia rows together (they are the in-domain ones), and picks each variant's threshold on
+the training rows: the highest that keeps abstention on answerable klipper-manuals train
+questions at or below ``--max-answerable-abstain``. ``--write`` stores the model in
+``models/answerability/answerability.json`` with the embedder and cross-encoder checksums.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from engine.answer import assess, evidence_features  # noqa: E402
+from engine.answerability import (  # noqa: E402
+    BASE_FEATURES, CE_FEATURES, AnswerabilityModel, Variant,
+)
+from engine.config import load_config  # noqa: E402
+from engine.diagnose import GoldResolver  # noqa: E402
+from engine.evaluate import load_questions  # noqa: E402
+from engine.pipeline import Library  # noqa: E402
+
+EVAL = ROOT.parent / "shared" / "eval"
+OUT = ROOT / "models" / "answerability" / "answerability.json"
+IN_DOMAIN = "klipper-manuals"
+
+
+def _rows_for(lib: Library, gold: GoldResolver, q, set_name: str, split: str, config) -> list[dict]:
+    def row(kind: str, exclude=(), gold_ids=frozenset()) -> dict:
+        result = lib.search(q.text, mode="full", exclude=exclude)
+        a = assess(q.text, result, lib, config)
+        feats = evidence_features(q.text, result, lib, a)
+        in_context = any(h.chunk.id in gold_ids for h in result.hits)
+        label = 0 if kind != "answerable" else (1 if in_context else None)
+        return {"set": set_name, "split": split, "family": q.family, "question": q.text, "kind": kind,
+                "label": label, "in_context": in_context,
+                "features": {k: round(float(v), 5) for k, v in feats.items()}}
+
+    if not q.targets:
+        return [row("noanswer")]
+    ids = frozenset(c.id for t in q.targets for c in gold.hits(t))
+    return [row("answerable", gold_ids=ids), row("removed", exclude=ids)]
+
+
+def dump(args) -> int:
+    config = load_config(args.config)
+    out = open(args.out, "w", encoding="utf-8")
+    for spec in args.sets.split(","):
+        name, split, *rest = spec.split(":")
+        limit = int(rest[0]) if rest else None
+        corpus = EVAL / name / "corpus"
+        lib = Library.open(corpus, config, args.index_root / name, repair=True)
+        lib.build(rebuild=lib.generation is None)
+        gold = GoldResolver(lib)
+        questions = load_questions(EVAL / name / f"questions.{split}.tsv")
+        if limit is not None and len(questions) > limit:  # a seeded sample, file order kept
+            keep = sorted(np.random.default_rng(7).choice(len(questions), limit, replace=False))
+            questions = [questions[i] for i in keep]
+        t = time.perf_counter()
+        for i, q in enumerate(questions, 1):
+            for r in _rows_for(lib, gold, q, name, split, config):
+                out.write(json.dumps(r, ensure_ascii=False) + "\n")
+            out.flush()
+            if i % 20 == 0:
+                print(f"[{name}:{split}] {i}/{len(questions)} ({(time.perf_counter() - t) / i:.2f} s/question)",
+                      file=sys.stderr)
+        lib.close()
+    out.close()
+    return 0
+
+
+def load_rows(path: Path) -> list[dict]:
+    return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _matrix(rows: list[dict], names: tuple[str, ...]) -> np.ndarray:
+    return np.array([[r["features"][n] for n in names] for r in rows], dtype=np.float64)
+
+
+def fit_logistic(x: np.ndarray, y: np.ndarray, w: np.ndarray, l2: float) -> tuple[np.ndarray, np.ndarray,
+                                                                                  np.ndarray, float]:
+    """Standardise, then Newton's method on the weighted, L2-penalised log-loss."""
+    mean = x.mean(axis=0)
+    scale = x.std(axis=0)
+    scale[scale < 1e-9] = 1.0
+    z = np.hstack([(x - mean) / scale, np.ones((len(x), 1))])
+    beta = np.zeros(z.shape[1])
+    penalty = np.full(z.shape[1], l2)
+    penalty[-1] = 0.0  # the bias is not shrunk
+    wn = w / w.sum() * len(w)
+    for _ in range(50):
+        p = 1 / (1 + np.exp(-np.clip(z @ beta, -50, 50)))
+        grad = z.T @ (wn * (p - y)) + penalty * beta
+        hess = (z * (wn * p * (1 - p))[:, None]).T @ z + np.diag(penalty) + 1e-9 * np.eye(len(beta))
+        step = np.linalg.solve(hess, grad)
+        beta -= step
+        if np.abs(step).max() < 1e-8:
+            break
+    return mean, scale, beta[:-1], float(beta[-1])
+
+
+def _threshold(probs: np.ndarray, max_abstain: float) -> float:
+    """The highest threshold that abstains on at most ``max_abstain`` of ``probs`` (answerable)."""
+    if len(probs) == 0:
+        return 0.5
+    allowed = int(np.floor(max_abstain * len(probs)))
+    ordered = np.sort(probs)
+    return float(ordered[allowed]) if allowed < len(ordered) else float(ordered[-1])
+
+
+def _fit_variant(rows: list[dict], names: tuple[str, ...], l2: float, max_abstain: float) -> Variant:
+    train = [r for r in rows if r["label"] is not None]
+    x = _matrix(train, names)
+    y = np.array([r["label"] for r in train], dtype=np.float64)
+    in_domain = np.array([r["set"] == IN_DOMAIN for r in train])
+    w = np.ones(len(train))
+    if in_domain.any() and (~in_domain).any():
+        w[in_domain] = (~in_domain).sum() / in_domain.sum()
+    mean, scale, weights, bias = fit_logistic(x, y, w, l2)
+    v = Variant(names, mean, scale, weights, bias, 0.5)
+    answerable = [r for r in rows if r["kind"] == "answerable" and r["set"] == IN_DOMAIN] or \
+        [r for r in rows if r["kind"] == "answerable"]
+    probs = np.array([v.probability(r["features"]) for r in answerable])
+    return Variant(names, mean, scale, weights, bias, _threshold(probs, max_abstain))
+
+
+def rates(rows: list[dict], v: Variant) -> dict:
+    out: dict[str, dict] = {}
+    for r in rows:
+        p = v.probability(r["features"])
+        fam = "noanswer" if r["kind"] == "noanswer" else r["family"]
+        for key in ("all", fam, f"kind:{r['kind']}"):
+            d = out.setdefault(key, {"n": 0, "abstain": 0, "brier": 0.0, "labelled": 0})
+            d["n"] += 1
+            d["abstain"] += p < v.threshold
+            if r["label"] is not None:
+                d["labelled"] += 1
+                d["brier"] += (p - r["label"]) ** 2
+    return {k: {"n": d["n"], "abstain_rate": round(d["abstain"] / d["n"], 3),
+                "brier": round(d["brier"] / d["labelled"], 4) if d["labelled"] else None}
+            for k, d in sorted(out.items())}
+
+
+def _print_rates(title: str, table: dict) -> None:
+    print(title)
+    for k, d in table.items():
+        print(f"  {k:22s} n={d['n']:4d}  abstain={d['abstain_rate']:.3f}  brier={d['brier']}")
+
+
+def fit(args) -> int:
+    rows = load_rows(args.rows)
+    has_ce = all(all(n in r["features"] for n in CE_FEATURES) for r in rows)
+    base = _fit_variant(rows, BASE_FEATURES, args.l2, args.max_answerable_abstain)
+    with_ce = _fit_variant(rows, BASE_FEATURES + CE_FEATURES, args.l2, args.max_answerable_abstain) if has_ce else None
+    for name, v in (("base", base), ("with_ce", with_ce)):
+        if v is None:
+            continue
+        print(f"{name}: threshold {v.threshold:.3f}; weights " +
+              ", ".join(f"{n} {w:+.2f}" for n, w in zip(v.names, v.weights)) + f"; bias {v.bias:+.2f}")
+        for s in sorted({r["set"] for r in rows}):
+            _print_rates(f"  train rows of {s}:", rates([r for r in rows if r["set"] == s], v))
+    if args.write:
+        config = load_config(args.config)
+        from engine.models import CrossEncoder, Embedder, sha256_file
+
+        emb = Embedder(config.embedder_dir)
+        ce_sum = CrossEncoder(config.reranker_dir).checksum if with_ce is not None else ""
+        sets = sorted({f"{r['set']}:{r['split']}" for r in rows})
+        model = AnswerabilityModel(base, with_ce, emb.checksum, ce_sum,
+                                   source=f"logistic regression on {len(rows)} rows of {', '.join(sets)}")
+        OUT.parent.mkdir(parents=True, exist_ok=True)
+        OUT.write_text(json.dumps(model.to_json(), indent=1) + "\n", encoding="utf-8")
+        manifest = {"name": "answerability", "files": {OUT.name: sha256_file(OUT)}}
+        (OUT.parent / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {OUT} and its manifest.json")
+    return 0
+
+
+def report(args) -> int:
+    from engine.answerability import load_model
+
+    model = load_model(args.model)
+    rows = load_rows(args.rows)
+    for name, v in (("base", model.base), ("with_ce", model.with_ce)):
+        if v is not None:
+            _print_rates(f"{name} (threshold {v.threshold:.3f}):", rates(rows, v))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(required=True)
+    d = sub.add_parser("dump")
+    d.add_argument("--out", type=Path, required=True)
+    d.add_argument("--sets", default="klipper-manuals:train")
+    d.add_argument("--index-root", type=Path, default=Path("/tmp/fieldqa-answerability"))
+    d.add_argument("--config", type=Path, default=None)
+    d.set_defaults(func=dump)
+    f = sub.add_parser("fit")
+    f.add_argument("rows", type=Path)
+    f.add_argument("--l2", type=float, default=1.0)
+    f.add_argument("--max-answerable-abstain", type=float, default=0.07)
+    f.add_argument("--write", action="store_true")
+    f.add_argument("--config", type=Path, default=None)
+    f.set_defaults(func=fit)
+    r = sub.add_parser("report")
+    r.add_argument("rows", type=Path)
+    r.add_argument("--model", type=Path, default=OUT)
+    r.set_defaults(func=report)
+    args = ap.parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,122 @@
+"""The learned answerability model: its file format, its features and how answers use it."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from engine.answerability import (
+    BASE_FEATURES, CE_FEATURES, AnswerabilityModel, Variant, features, load_model,
+)
+from engine.config import Config
+from tests.test_answer import CONFIG, ask, library
+
+
+def _variant(names, weights, threshold=0.5, bias=0.0) -> Variant:
+    n = len(names)
+    return Variant(tuple(names), np.zeros(n), np.ones(n), np.asarray(weights, float), bias, threshold)
+
+
+def _model(base: Variant, with_ce: Variant | None = None) -> AnswerabilityModel:
+    return AnswerabilityModel(base, with_ce, embedder_checksum="emb", reranker_checksum="ce", source="test")
+
+
+def test_probability_is_a_logistic_of_the_standardised_features():
+    v = Variant(("unit_cos", "lex_cover_top"), np.array([0.8, 0.2]), np.array([0.1, 0.5]),
+                np.array([2.0, 1.0]), -0.5, 0.4)
+    p = v.probability({"unit_cos": 0.9, "lex_cover_top": 0.7})
+    z = 2.0 * (0.9 - 0.8) / 0.1 + 1.0 * (0.7 - 0.2) / 0.5 - 0.5
+    assert p == pytest.approx(1 / (1 + np.exp(-z)))
+    assert v.probability({"unit_cos": 0.95, "lex_cover_top": 0.7}) > p  # monotone in a positive weight
+
+
+def test_model_round_trips_through_json_and_rejects_damage(tmp_path):
+    base = _variant(BASE_FEATURES, np.linspace(-1, 1, len(BASE_FEATURES)), 0.3)
+    ce = _variant(BASE_FEATURES + CE_FEATURES, np.ones(len(BASE_FEATURES) + len(CE_FEATURES)), 0.6)
+    path = tmp_path / "a.json"
+    path.write_text(json.dumps(_model(base, ce).to_json()))
+    back = load_model(path)
+    assert back.base.names == base.names and back.base.threshold == 0.3
+    assert np.allclose(back.with_ce.weights, ce.weights)
+    bad = _model(base, ce).to_json()
+    bad["base"]["weights"] = [1.0]
+    path.write_text(json.dumps(bad))
+    with pytest.raises(ValueError, match="do not match"):
+        load_model(path)
+    bad = _model(base).to_json()
+    bad["base"]["features"][0] = "made_up"
+    path.write_text(json.dumps(bad))
+    with pytest.raises(ValueError, match="unknown features"):
+        load_model(path)
+    path.write_text("{not json")
+    with pytest.raises(ValueError, match="not JSON"):
+        load_model(path)
+
+
+def test_the_cross_encoder_variant_needs_the_same_cross_encoder():
+    base = _variant(["unit_cos"], [1.0])
+    ce = _variant(["unit_cos", "ce_top"], [1.0, 1.0])
+    m = _model(base, ce)
+    feats = {"unit_cos": 0.9, "ce_top": 3.0}
+    assert m.variant(feats, "ce") is ce
+    assert m.variant(feats, "another") is base
+    assert m.variant({"unit_cos": 0.9}, "ce") is base
+    assert _model(base).variant(feats, "ce") is base
+
+
+class _WithModel:
+    """A test library that carries a fitted model (its embedder is the test one)."""
+
+    def __init__(self, lib, model):
+        self._lib, self._model = lib, model
+
+    def __getattr__(self, name):
+        return getattr(self._lib, name)
+
+    def answerability_model(self):
+        return self._model
+
+    def reranker_checksum(self):
+        return None
+
+
+def test_answers_follow_the_learned_verdict_and_report_its_probability():
+    lib = library()
+    q = "What torque for the lid screws of the KX-7 enclosure?"
+    default = Config()  # abstain_threshold 0.0: the learned model decides when there is one
+    sure = _WithModel(lib, _model(_variant(["unit_cos"], [0.0], threshold=0.4, bias=3.0)))
+    a = ask(sure, q, config=default, k=1)
+    assert not a.abstained and a.answerability == pytest.approx(1 / (1 + np.exp(-3.0)))
+    assert any("answerability" in n for n in a.notes)
+    doubtful = _WithModel(lib, _model(_variant(["unit_cos"], [0.0], threshold=0.4, bias=-3.0)))
+    a = ask(doubtful, q, config=default, k=1)
+    assert a.abstained and not a.claims and a.to_consult
+    assert any("do not answer it" in n for n in a.notes)
+    # an explicit hand threshold in the config wins over the model
+    a = ask(doubtful, q, config=CONFIG, k=1)
+    assert not a.abstained and a.answerability is None
+
+
+def test_without_a_model_the_hand_rule_decides():
+    a = ask(library(), "What torque for the lid screws of the KX-7 enclosure?", config=Config(), k=1)
+    assert a.answerability is None
+
+
+def test_features_are_finite_and_named(open_library, write_library, tmp_path):
+    from engine.answer import assess, evidence_features
+
+    root = write_library(tmp_path / "lib", {"a.md": "# Pump\n\n## Seal\n\nReplace the seal every 500 h.\n"})
+    lib = open_library(root)
+    lib.build()
+    result = lib.search("How often replace the seal?")
+    a = assess(result.question, result, lib, lib.config)
+    f = evidence_features(result.question, result, lib, a)
+    assert set(BASE_FEATURES) <= set(f) and all(np.isfinite(v) for v in f.values())
+    assert f["lex_cover_top"] > 0 and f["lexical_found"] > 0
+    # no cross-encoder in this library: no cross-encoder features, the base variant applies
+    assert not set(CE_FEATURES) & set(f)
+    assert lib.answerability_model() is None and "hand rule" in lib.answerability_status
+    empty = features("x", lib.search("zzzz qqqq", mode="lexical"), a, None)
+    assert empty["lexical_found"] == 0.0
