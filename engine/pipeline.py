@@ -57,7 +57,7 @@ from engine.eligibility import Eligibility
 from engine.errors import IndexCorrupt
 from engine.fusion import blend_orders, fuse_rrf
 from engine.store import (
-    FORMAT_VERSION, DocumentRecord, IndexMismatch, IndexStore, meta_to_json, rebuild_hint,
+    FORMAT_VERSION, DocumentRecord, IndexMismatch, IndexStore, WriterLock, meta_to_json, rebuild_hint,
 )
 from engine.devices import document_codes, mentioned
 from engine.types import (
@@ -322,99 +322,104 @@ class Library:
         ``rebuild``. Embeddings come from the cache when (model checksum, text) is known.
         Raises ``BuildCancelled`` when ``cancel`` is set; the previous generation stays.
         """
-        from engine.chunking import chunk_document
-        from engine.ingest import iter_library
-        from engine.lexical import LexicalIndex
-        from engine.vectors import VectorIndex
-
         report = progress or (lambda p: None)
 
         def check() -> None:
             if cancel is not None and cancel.is_set():
                 raise BuildCancelled("build cancelled; the previous index is unchanged")
 
-        with self._build_lock:
-            fingerprint = self._fingerprint()
-            if (not rebuild and self._snap.generation is not None
-                    and self.store.get_info("fingerprint") == fingerprint):
-                # no file added, removed or touched since the last build: nothing to read
-                report(BuildProgress("scan", 0, 0, note="unchanged"))
-                docs_now = self.store.documents()
-                return IngestReport(documents=len(docs_now), chunks=len(self._snap.chunks),
-                                    issues=tuple(self.store.issues()), unchanged=len(docs_now), removed=0)
-            self.store.remove_stale_generations()
-            old_docs = {} if rebuild else self.store.document_rows()
-            old_chunks: dict[str, list[Chunk]] = {}
-            if old_docs and self._snap.generation is not None:
-                for c in self._snap.chunks:
-                    old_chunks.setdefault(c.path, []).append(c)
-            # scan
-            docs: list[tuple[Document, list | None]] = []
-            issues: list[IngestIssue] = []
-            report(BuildProgress("scan", 0, 0))
-            for item in iter_library(self.root, self.config.chunking):
-                check()
-                if isinstance(item, IngestIssue):
-                    issues.append(item)
-                    continue
-                docs.append(item)
-                report(BuildProgress("scan", len(docs), 0))
-            docs.sort(key=lambda d: d[0].path)
-            # chunk
-            chunks_by_doc: list[list[Chunk]] = []
-            unchanged = 0
-            t0 = time.monotonic()
-            for i, (doc, blocks) in enumerate(docs):
-                check()
-                old = old_docs.get(doc.path)
-                if old is not None and old[0] == doc.sha256 and old[2] == meta_to_json(doc.meta) \
-                        and doc.path in old_chunks:
-                    chunks_by_doc.append(old_chunks[doc.path])
-                    unchanged += 1
-                else:
-                    chunks_by_doc.append(list(chunk_document(doc, blocks, self.embedder.count_tokens,
-                                                             self.config.chunking)))
-                report(BuildProgress("chunk", i + 1, len(docs), _eta(t0, i + 1, len(docs))))
-            removed = len(set(old_docs) - {d.path for d, _b in docs})
-            if (not rebuild and self._snap.generation is not None and unchanged == len(docs)
-                    and removed == 0 and set(issues) == set(self.store.issues())):
-                self.store.set_info("fingerprint", fingerprint)
-                return IngestReport(documents=len(docs), chunks=len(self._snap.chunks), issues=tuple(issues),
-                                    unchanged=unchanged, removed=0)
-            chunks = [c for cs in chunks_by_doc for c in cs]
-            shas = [_text_sha(c) for c in chunks]
-            # embed
-            vectors = self._embed_all(chunks, shas, report, check)
-            # index
+        # one writer: threads of this process queue; another process is refused (IndexBusy)
+        with self._build_lock, WriterLock(self.store.dir):
+            return self._build_locked(report, check, rebuild)
+
+    def _build_locked(self, report: Callable[[BuildProgress], None], check: Callable[[], None],
+                      rebuild: bool) -> IngestReport:
+        from engine.chunking import chunk_document
+        from engine.ingest import iter_library
+        from engine.lexical import LexicalIndex
+        from engine.vectors import VectorIndex
+
+        fingerprint = self._fingerprint()
+        if (not rebuild and self._snap.generation is not None
+                and self.store.get_info("fingerprint") == fingerprint):
+            # no file added, removed or touched since the last build: nothing to read
+            report(BuildProgress("scan", 0, 0, note="unchanged"))
+            docs_now = self.store.documents()
+            return IngestReport(documents=len(docs_now), chunks=len(self._snap.chunks),
+                                issues=tuple(self.store.issues()), unchanged=len(docs_now), removed=0)
+        self.store.remove_stale_generations()
+        old_docs = {} if rebuild else self.store.document_rows()
+        old_chunks: dict[str, list[Chunk]] = {}
+        if old_docs and self._snap.generation is not None:
+            for c in self._snap.chunks:
+                old_chunks.setdefault(c.path, []).append(c)
+        # scan
+        docs: list[tuple[Document, list | None]] = []
+        issues: list[IngestIssue] = []
+        report(BuildProgress("scan", 0, 0))
+        for item in iter_library(self.root, self.config.chunking):
             check()
-            report(BuildProgress("index", 0, 2))
-            lexical = LexicalIndex.build([c.search_text for c in chunks])
-            report(BuildProgress("index", 1, 2))
-            vindex = VectorIndex.build(vectors, m=self.config.retrieval.hnsw_m,
-                                       ef_construction=self.config.retrieval.hnsw_ef_construction)
+            if isinstance(item, IngestIssue):
+                issues.append(item)
+                continue
+            docs.append(item)
+            report(BuildProgress("scan", len(docs), 0))
+        docs.sort(key=lambda d: d[0].path)
+        # chunk
+        chunks_by_doc: list[list[Chunk]] = []
+        unchanged = 0
+        t0 = time.monotonic()
+        for i, (doc, blocks) in enumerate(docs):
             check()
-            number, gdir = self.store.new_generation_dir()
-            try:
-                lexical.save(gdir / "lexical")
-                vindex.save(gdir / "vectors")
-                manifest = {**self._expected_manifest(), "generation": number, "chunks": len(chunks),
-                            "documents": len(docs), "created": time.strftime("%Y-%m-%dT%H:%M:%S")}
-                doc_rows = [(d.path, d.meta.doc_id, d.sha256, d.format, meta_to_json(d.meta), d.meta.status,
-                             len(cs), d.text, json.dumps(list(d.page_starts)))
-                            for (d, _b), cs in zip(docs, chunks_by_doc)]
-                check()
-                self.store.commit_generation(number, gdir, manifest, doc_rows, chunks, shas, issues,
-                                             info={"fingerprint": fingerprint})
-            except BaseException:
-                # nothing points at gdir yet: the next build would delete it; do it now
-                shutil.rmtree(gdir, ignore_errors=True)
-                raise
-            report(BuildProgress("index", 2, 2))
-            doc_meta = {d.path: d.meta for d, _b in docs}
-            self._snap = _Snapshot.of(number, chunks, doc_meta, lexical, vindex, manifest)
-            self.store.remove_stale_generations()
-            return IngestReport(documents=len(docs), chunks=len(chunks), issues=tuple(issues),
-                                unchanged=unchanged, removed=removed)
+            old = old_docs.get(doc.path)
+            if old is not None and old[0] == doc.sha256 and old[2] == meta_to_json(doc.meta) \
+                    and doc.path in old_chunks:
+                chunks_by_doc.append(old_chunks[doc.path])
+                unchanged += 1
+            else:
+                chunks_by_doc.append(list(chunk_document(doc, blocks, self.embedder.count_tokens,
+                                                         self.config.chunking)))
+            report(BuildProgress("chunk", i + 1, len(docs), _eta(t0, i + 1, len(docs))))
+        removed = len(set(old_docs) - {d.path for d, _b in docs})
+        if (not rebuild and self._snap.generation is not None and unchanged == len(docs)
+                and removed == 0 and set(issues) == set(self.store.issues())):
+            self.store.set_info("fingerprint", fingerprint)
+            return IngestReport(documents=len(docs), chunks=len(self._snap.chunks), issues=tuple(issues),
+                                unchanged=unchanged, removed=0)
+        chunks = [c for cs in chunks_by_doc for c in cs]
+        shas = [_text_sha(c) for c in chunks]
+        # embed
+        vectors = self._embed_all(chunks, shas, report, check)
+        # index
+        check()
+        report(BuildProgress("index", 0, 2))
+        lexical = LexicalIndex.build([c.search_text for c in chunks])
+        report(BuildProgress("index", 1, 2))
+        vindex = VectorIndex.build(vectors, m=self.config.retrieval.hnsw_m,
+                                   ef_construction=self.config.retrieval.hnsw_ef_construction)
+        check()
+        number, gdir = self.store.new_generation_dir()
+        try:
+            lexical.save(gdir / "lexical")
+            vindex.save(gdir / "vectors")
+            manifest = {**self._expected_manifest(), "generation": number, "chunks": len(chunks),
+                        "documents": len(docs), "created": time.strftime("%Y-%m-%dT%H:%M:%S")}
+            doc_rows = [(d.path, d.meta.doc_id, d.sha256, d.format, meta_to_json(d.meta), d.meta.status,
+                         len(cs), d.text, json.dumps(list(d.page_starts)))
+                        for (d, _b), cs in zip(docs, chunks_by_doc)]
+            check()
+            self.store.commit_generation(number, gdir, manifest, doc_rows, chunks, shas, issues,
+                                         info={"fingerprint": fingerprint})
+        except BaseException:
+            # nothing points at gdir yet: the next build would delete it; do it now
+            shutil.rmtree(gdir, ignore_errors=True)
+            raise
+        report(BuildProgress("index", 2, 2))
+        doc_meta = {d.path: d.meta for d, _b in docs}
+        self._snap = _Snapshot.of(number, chunks, doc_meta, lexical, vindex, manifest)
+        self.store.remove_stale_generations()
+        return IngestReport(documents=len(docs), chunks=len(chunks), issues=tuple(issues),
+                            unchanged=unchanged, removed=removed)
 
     def _fingerprint(self) -> str:
         """Hash of every candidate file's (path, size, mtime) and of the settings a build depends on.

@@ -1,9 +1,8 @@
 """An Answer as plain text (terminal), Markdown (work order) or JSON-ready dicts.
 
-Document text is data, never markup or terminal control: :func:`terminal_safe`
-removes ANSI escape sequences (CSI ``\\x1b[…``, OSC ``\\x1b]…``, other ``ESC x``)
-and shows every other control character, C1 control and bidirectional override
-as a visible ``\\xNN`` / ``\\uNNNN`` escape. :func:`markdown_escape` also
+Document text is data, never markup or terminal control: :func:`engine.safety.terminal_safe`
+removes ANSI escape sequences and shows every other control, C1, bidi and invisible format
+character as a visible ``\\xNN`` / ``\\uNNNN`` escape. :func:`markdown_escape` also
 backslash-escapes the characters Markdown would interpret, so a ``[bold]`` tag,
 a ``|`` or a ``*`` in a manual comes out as written. JSON keeps the exact text
 (claims must match their spans byte for byte); ``json.dumps`` escapes controls.
@@ -18,38 +17,13 @@ import re
 from datetime import date as Date
 from typing import Any
 
+from engine.safety import terminal_safe
 from engine.types import Answer, Citation, Conflict, ConflictSide, Trace
 
 __all__ = [
     "answer_to_dict", "citation_to_dict", "markdown_escape", "render_markdown", "render_text",
     "terminal_safe",
 ]
-
-_ANSI = re.compile(
-    r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI
-    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC (title, hyperlink), BEL or ST terminated
-    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"  # DCS, SOS, PM, APC strings
-    r"|\x1b[ -/]*[0-~]?"  # other escapes (ESC c, ESC ( B, lone ESC)
-    r"|\x9b[0-?]*[ -/]*[@-~]"  # 8-bit CSI
-)
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-
-
-def terminal_safe(text: str, *, keep_newlines: bool = True) -> str:
-    """Text that cannot drive a terminal: escapes removed, controls made visible."""
-    text = _ANSI.sub("", text)
-    text = text.replace("\r\n", "\n")
-
-    def show(m: re.Match) -> str:
-        ch = m.group(0)
-        code = ord(ch)
-        return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-    text = _CONTROL.sub(show, text)
-    if not keep_newlines:
-        text = text.replace("\n", " ")
-    return text
-
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~^])")
 _MD_LINE_START = re.compile(r"^(\s*)(\d+)([.)])", re.MULTILINE)

@@ -38,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.errors import IndexCorrupt
+from engine.errors import IndexBusy, IndexCorrupt
 from engine.types import Chunk, DocumentMeta, IngestIssue
 
 __all__ = [
@@ -402,6 +402,49 @@ class IndexStore:
 
     def embedding_count(self) -> int:
         return self._q("SELECT COUNT(*) FROM embeddings")[0][0]
+
+
+class WriterLock:
+    """One writer per index folder, across processes: an exclusive ``flock`` on ``write.lock``,
+    which holds the holder's pid for the message a second writer gets. The lock goes with the
+    process (a killed build leaves nothing to clean up)."""
+
+    NAME = "write.lock"
+
+    def __init__(self, index_dir: Path):
+        self.path = Path(index_dir) / self.NAME
+        self._fd: int | None = None
+
+    def acquire(self) -> None:
+        import fcntl
+
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "?"
+            os.close(fd)
+            raise IndexBusy(f"another `fieldqa index` (pid {holder}) is updating the index at "
+                            f"{self.path.parent}; wait for it to finish, then run it again") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        self._fd = fd
+
+    def release(self) -> None:
+        if self._fd is not None:
+            import fcntl
+
+            os.ftruncate(self._fd, 0)
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = None
+
+    def __enter__(self) -> WriterLock:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
 
 
 def file_checksums(folder: Path) -> dict[str, str]:

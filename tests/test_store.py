@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 
 import pytest
@@ -204,3 +205,35 @@ def test_altered_chunk_text_in_the_database_is_detected(built, open_library):
     conn.close()
     with pytest.raises(IndexCorrupt, match="altered"):
         open_library(built.root)
+
+
+def test_a_second_writer_is_refused_with_the_holders_pid(built, open_library):
+    import os
+
+    from engine.errors import IndexBusy
+    from engine.store import WriterLock
+
+    with WriterLock(built.store.dir):  # as another process's build would hold it
+        other = WriterLock(built.store.dir)
+        with pytest.raises(IndexBusy, match=f"pid {os.getpid()}"):
+            other.acquire()
+    built.build()  # free again: the next build runs
+
+
+def test_a_concurrent_cli_index_is_refused_and_the_index_survives(built, tmp_path):
+    import subprocess
+    import sys
+
+    from engine.store import WriterLock
+
+    code = ("import sys; from fieldqa.cli import main; sys.exit(main(['index', sys.argv[1], '--index', "
+            "sys.argv[2], '--config', sys.argv[3]]))")
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(f'[models]\ndir = "{tmp_path / "no-models"}"\n')
+    env = dict(os.environ, FIELDQA_TEST_EMBEDDER="hash")
+    with WriterLock(built.store.dir):
+        run = subprocess.run([sys.executable, "-c", code, str(built.root), str(built.store.dir), str(cfg)],
+                             capture_output=True, text=True, env=env, timeout=120)
+    assert run.returncode == 4, run.stderr
+    assert "another `fieldqa index`" in run.stderr and "Traceback" not in run.stderr
+    assert built.search("green button").hits

@@ -63,16 +63,18 @@ def show_chunks(args: argparse.Namespace) -> int:
         return 0
     if note:
         print(f"note: {note}")
+    from engine.safety import terminal_safe as safe
+
     for c in chunks:
         where = f"p{c.page}" if c.page is not None else f"{c.start_line}-{c.end_line}"
-        preview = " ".join(c.text.split())[:90]
-        print(f"{c.id}  {c.path}:{where}  {c.kind:<5} {c.tokens:>4} tok  {' > '.join(c.heading_path)}")
+        preview = " ".join(safe(c.text).split())[:90]
+        print(f"{c.id}  {safe(c.path)}:{where}  {c.kind:<5} {c.tokens:>4} tok  {safe(' > '.join(c.heading_path))}")
         print(f"    {preview}")
     skipped = [i for i in issues if i.severity == "skipped"]
     print(f"\n{docs} documents, {len(chunks)} chunks, {len(skipped)} skipped, "
           f"{len(issues) - len(skipped)} warnings")
     for i in issues:
-        print(f"  {i.severity:<8} {i.path}: {i.reason}")
+        print(f"  {i.severity:<8} {safe(i.path)}: {safe(i.reason)}")
     return 0
 
 

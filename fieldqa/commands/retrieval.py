@@ -12,12 +12,12 @@ import json
 import sys
 import threading
 import time
-import unicodedata
 from pathlib import Path
 from typing import Any
 
 from engine.config import Config
-from engine.errors import IndexCorrupt
+from engine.errors import IndexBusy, IndexCorrupt
+from engine.safety import terminal_safe as safe
 from engine.types import SearchResult, Trace
 
 MODES = ("lexical", "vector", "hybrid", "full")
@@ -91,6 +91,9 @@ def _library_path(args: argparse.Namespace, cfg: Config) -> Path | None:
     return Path(path) if path is not None else None
 
 
+EXIT_BUSY = 4  # another process is writing the index
+
+
 def _fail(msg: str) -> int:
     print(f"fieldqa: error: {msg}", file=sys.stderr)
     return 2
@@ -124,6 +127,9 @@ def _guarded(fn):
 
         try:
             return fn(args)
+        except IndexBusy as e:
+            print(f"fieldqa: {e}", file=sys.stderr)
+            return EXIT_BUSY
         except (IndexCorrupt, ModelError, ValueError) as e:
             return _fail(str(e))
     run.__name__ = fn.__name__
@@ -273,20 +279,6 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 # ---- output -------------------------------------------------------------------------------
-
-
-def safe(text: str) -> str:
-    """Escape control and bidi-format characters so document text cannot drive the terminal."""
-    out = []
-    for ch in text:
-        cat = unicodedata.category(ch)
-        if ch in "\n\t":
-            out.append(ch)
-        elif cat == "Cc" or (cat == "Cf" and ch not in "\u200d\u200c"):
-            out.append(ch.encode("unicode_escape").decode("ascii"))
-        else:
-            out.append(ch)
-    return "".join(out)
 
 
 def _one_line(text: str, width: int = 160) -> str:

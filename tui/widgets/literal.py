@@ -2,7 +2,8 @@
 
 `[bold]`, `[/` and ANSI sequences in a manual must show literally. Control
 characters (ESC above all) are replaced by their visible Unicode "control
-pictures", so `\\x1b[31m` reads `␛[31m` and colours nothing.
+pictures", so `\\x1b[31m` reads `␛[31m` and colours nothing; C1 controls, bidi
+overrides and zero-width format characters by `�` (engine.safety.visible).
 """
 
 from __future__ import annotations
@@ -11,19 +12,9 @@ from rich.text import Text
 from textual.content import Content
 from textual.widgets import Static
 
-_KEEP = {"\n", "\t"}
-_PICTURES = {chr(c): chr(0x2400 + c) for c in range(32) if chr(c) not in _KEEP}
-_PICTURES["\x7f"] = "\u2421"
-_TABLE = str.maketrans(_PICTURES)
+from engine.safety import visible  # the one sanitiser, length-preserving variant
 
-
-def visible(text: str) -> str:
-    """`text` with every control character (but newline and tab) made visible.
-
-    Length-preserving, so character spans into `text` stay valid: a CRLF line end
-    becomes a space and a newline.
-    """
-    return text.replace("\r\n", " \n").translate(_TABLE)
+__all__ = ["LiteralStatic", "literal", "literal_text", "visible"]
 
 
 def literal(text: str, style: str = "") -> Content:
