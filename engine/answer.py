@@ -69,7 +69,7 @@ from engine.conflicts import (
 from engine.evidence import (
     Unit, codes_in, injection_reason, is_condition, refers_forward, split_units, terms,
 )
-from engine.types import Answer, Chunk, Citation, Claim, Conflict, DocumentMeta, SearchResult
+from engine.types import Answer, Chunk, Citation, Claim, Conflict, DocumentMeta, SearchResult, StageStatus
 
 __all__ = [
     "Assessment", "CALIBRATED_THRESHOLD", "ScoredUnit", "abstains", "assess", "compose_answer",
@@ -185,22 +185,33 @@ def question_parts(question: str) -> list[str]:
 
 
 class _VectorCache:
-    """Unit vectors by embedded text (bounded), so a re-asked question costs one query."""
+    """Unit vectors by (embedder checksum, embedded text), bounded, so a re-asked question costs
+    one query. Keyed by the model's checksum, never by object identity: another embedder can
+    never receive this one's vectors."""
 
     def __init__(self, size: int = 4096):
         self.size = size
-        self.data: OrderedDict[tuple[int, str], np.ndarray] = OrderedDict()
+        self.data: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
 
     def passages(self, embedder, texts: Sequence[str]) -> np.ndarray:
-        key = id(embedder)
-        missing = [t for t in dict.fromkeys(texts) if (key, t) not in self.data]
+        if not texts:
+            return np.zeros((0, 1), np.float32)
+        key = str(getattr(embedder, "checksum", "")) or f"id:{id(embedder)}"
+        here: dict[str, np.ndarray] = {}
+        for t in dict.fromkeys(texts):
+            v = self.data.get((key, t))
+            if v is not None:
+                here[t] = v
+                self.data.move_to_end((key, t))
+        missing = [t for t in dict.fromkeys(texts) if t not in here]
         if missing:
             vecs = np.asarray(embedder.embed_passages(missing), dtype=np.float32)
             for t, v in zip(missing, vecs):
+                here[t] = v
                 self.data[(key, t)] = v
             while len(self.data) > self.size:
                 self.data.popitem(last=False)
-        return np.stack([self.data[(key, t)] for t in texts]) if texts else np.zeros((0, 1), np.float32)
+        return np.stack([here[t] for t in texts])
 
 
 _CACHE = _VectorCache()
@@ -374,7 +385,7 @@ def compose_answer(question: str, result: SearchResult, library, config: Config,
     rule = eligibility if eligibility is not None else Eligibility.from_filters(config.filters)
     notes: list[str] = []
     stage_notes = [f"{s.name}: {s.note}" for s in result.trace.stages
-                   if s.note.startswith("degraded")] if result.trace else []
+                   if s.status is StageStatus.DEGRADED] if result.trace else []
     notes += stage_notes
     if not result.hits:
         return Answer(question, (), (), abstained=True, trace=result.trace,
@@ -529,7 +540,8 @@ def evidence_features(question: str, result: SearchResult, library, a: Assessmen
     device_words = device_vocabulary(library, chunks)[0] if chunks else set()
     scorer = getattr(library, "cross_scores", None)  # test doubles may have no cross-encoder
     ce = scorer(question, chunks[:CE_PASSAGES]) if (with_ce and scorer is not None and chunks) else None
-    return features(question, result, a, ce, device_words)
+    sight = getattr(library, "lexical_sight", lambda q: 1.0)(question)
+    return features(question, result, a, ce, device_words, sight)
 
 
 def answerability(question: str, result: SearchResult, library, a: Assessment, config: Config) -> Verdict | None:

@@ -6,7 +6,9 @@ One calibrated number per question, from features that hold for any corpus:
   passage's margin over the runner-up),
 - how much of the question's content the evidence holds in the lexical view (share of the
   question's terms in the best passage and in the best unit),
-- whether the two branches agree (the vector branch's first passage in the lexical list),
+- whether the two branches agree (the vector branch's first passage in the lexical list), and
+  how much of the question the lexical branch can see at all (engine.lexical's ``sight``: low
+  for a question in another language than the manuals, whose cosines run lower too),
 - the cross-encoder's logits for the first context passages, when a cross-encoder is built,
 - a code the question names that no passage holds, an answer type asked for and not given
   (engine.answertype: one feature among the others, never the rule).
@@ -37,14 +39,15 @@ __all__ = ["AnswerabilityModel", "BASE_FEATURES", "CE_FEATURES", "CE_PASSAGES", 
 
 BASE_FEATURES = (
     "unit_cos", "passage_cos", "passage_margin", "lex_cover_top", "lex_cover_best", "unit_overlap",
-    "branch_agree", "lexical_found", "missing_code", "type_asked", "type_missing", "question_terms",
+    "branch_agree", "lexical_found", "lexical_sight", "missing_code", "type_asked", "type_missing",
+    "question_terms",
 )
 CE_FEATURES = ("ce_top", "ce_first", "ce_margin")
 CE_PASSAGES = 3  # context passages the cross-encoder scores for answerability
 
 
 def features(question: str, result: SearchResult, assessment, ce_scores: Sequence[float] | None,
-             device_words: set[str] = frozenset()) -> dict[str, float]:
+             device_words: set[str] = frozenset(), sight: float = 1.0) -> dict[str, float]:
     """The features of one question's evidence (``assessment``: engine.answer.Assessment)."""
     trace = result.trace
     vec = trace.stage("vector") if trace else None
@@ -63,6 +66,7 @@ def features(question: str, result: SearchResult, assessment, ce_scores: Sequenc
         "unit_overlap": max((s.overlap for s in clean), default=0.0),
         "branch_agree": _agreement(lex, vec),
         "lexical_found": min(len(lex.ranked), 10) / 10 if lex else 0.0,
+        "lexical_sight": sight,
         "missing_code": 1.0 if assessment.missing_codes else 0.0,
         "type_asked": 1.0 if assessment.expected else 0.0,
         "type_missing": 1.0 if assessment.type_missing else 0.0,

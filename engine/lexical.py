@@ -242,6 +242,26 @@ class LexicalIndex:
         order = np.lexsort((cand, -s))[:k]
         return [(int(cand[i]), float(s[i])) for i in order]
 
+    def sight(self, query: str) -> float:
+        """How much of the query the lexical branch can see: the IDF-weighted share of its terms
+        that occur in the index (1.0: every term is known; near 0: a question in another language
+        than the documents, whose few shared terms are identifiers). An unknown term weighs as the
+        rarest known one would. 0.0 for an empty query or index."""
+        toks = tokenize(query)
+        if not toks or self._bm25 is None:
+            return 0.0
+        n = self._count
+        ptr = self._indptr
+        seen, total = 0.0, 0.0
+        for t in dict.fromkeys(toks):
+            tid = self._vocab.get(t)
+            df = int(ptr[tid + 1] - ptr[tid]) if tid is not None else 0
+            idf = float(np.log((n + 1) / (df + 0.5)))
+            total += idf
+            if df:
+                seen += idf
+        return seen / total if total > 0 else 0.0
+
     # ---- persistence -------------------------------------------------------
 
     def save(self, dir: Path) -> None:

@@ -61,7 +61,8 @@ from engine.store import (
 )
 from engine.devices import document_codes, mentioned
 from engine.types import (
-    Chunk, Document, DocumentMeta, Hit, IngestIssue, IngestReport, Ranked, SearchResult, Stage, Trace,
+    Chunk, Document, DocumentMeta, Hit, IngestIssue, IngestReport, Ranked, SearchResult, Stage, StageStatus,
+    Trace,
 )
 
 __all__ = ["Library", "BuildProgress", "BuildCancelled", "HashEmbedder", "Mode", "MODES", "EMBED_BATCH"]
@@ -541,10 +542,10 @@ class Library:
             final = fused
             if mode == "full":
                 t = time.perf_counter()
-                reranked, note = self._rerank(question, [(snap.chunks[snap.by_id[c]], s)
+                reranked, note, status = self._rerank(question, [(snap.chunks[snap.by_id[c]], s)
                                                          for c, s in fused[:rc.rerank_input]],
                                               branches=([c for c, _ in lex], [c for c, _ in vec]))
-                stages.append(_stage("rerank", reranked, rc.rerank_input, t, note))
+                stages.append(_stage("rerank", reranked, rc.rerank_input, t, note, status))
                 t = time.perf_counter()
                 ranked = [(snap.chunks[snap.by_id[c]], s) for c, s in reranked]
                 ranked += [(snap.chunks[snap.by_id[c]], s) for c, s in fused[rc.rerank_input:]]
@@ -566,17 +567,19 @@ class Library:
         return SearchResult(question, tuple(hits), trace)
 
     def _rerank(self, question: str, cands: Sequence[tuple[Chunk, float]],
-                branches: tuple[Sequence[str], Sequence[str]] = ((), ())) -> tuple[list[tuple[str, float]], str]:
+                branches: tuple[Sequence[str], Sequence[str]] = ((), ()),
+                ) -> tuple[list[tuple[str, float]], str, StageStatus]:
         """``cands`` in fused order; ``branches``: the lexical and vector id lists (for a
         model that carries a learned blend, engine.fusion.RerankBlend)."""
         kept = [(c.id, s) for c, s in cands]
+        off, degraded = StageStatus.OFF, StageStatus.DEGRADED
         if not cands:
-            return kept, ""
+            return kept, "", StageStatus.RAN
         if not self.config.retrieval.rerank:
-            return kept, "off (retrieval.rerank = false); fused order kept"
+            return kept, "off (retrieval.rerank = false); fused order kept", off
         model = self._get_reranker()
         if isinstance(model, str):
-            return kept, f"degraded: {model}; fused order kept"
+            return kept, f"degraded: {model}; fused order kept", degraded
         timeout = self.config.retrieval.rerank_timeout_ms / 1000.0
         if self._rerank_pool is None:
             self._rerank_pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="rerank")
@@ -584,9 +587,10 @@ class Library:
         try:
             scores = np.asarray(fut.result(timeout=timeout), dtype=np.float64)
         except concurrent.futures.TimeoutError:
-            return kept, f"degraded: reranker exceeded {self.config.retrieval.rerank_timeout_ms} ms; fused order kept"
+            return kept, (f"degraded: reranker exceeded {self.config.retrieval.rerank_timeout_ms} ms; "
+                          "fused order kept"), degraded
         except Exception as e:  # a failing model must not take search down: visible, not silent
-            return kept, f"degraded: reranker failed ({type(e).__name__}: {e}); fused order kept"
+            return kept, f"degraded: reranker failed ({type(e).__name__}: {e}); fused order kept", degraded
         order = sorted(range(len(cands)), key=lambda i: (-scores[i], i))
         c = self.config.retrieval.rerank_blend_c
         blend = getattr(model, "blend", None) if self.config.retrieval.rerank_learned_blend else None
@@ -601,7 +605,7 @@ class Library:
         else:
             blended = blend_orders(range(len(cands)), order, c)  # the candidates come in fused order
             note += f", blended with the fused order (RRF c={c})"
-        return [(cands[i][0].id, float(scores[i])) for i in blended], note
+        return [(cands[i][0].id, float(scores[i])) for i in blended], note, StageStatus.RAN
 
     def _get_reranker(self) -> Any:
         with self._reranker_lock:
@@ -667,6 +671,11 @@ class Library:
     def reranker_checksum(self) -> str | None:
         model = self._get_reranker()
         return None if isinstance(model, str) else model.checksum
+
+    def lexical_sight(self, question: str) -> float:
+        """engine.lexical.LexicalIndex.sight for this library (0.0 before the first build)."""
+        lexical = self._snap.lexical
+        return lexical.sight(question) if lexical is not None else 0.0
 
     def cross_scores(self, question: str, chunks: Sequence[Chunk]) -> np.ndarray | None:
         """The cross-encoder's logits for (question, chunk) pairs, whether or not the rerank
@@ -745,9 +754,11 @@ class Library:
             raise KeyError(f"no document {path!r} in the index") from None
 
 
-def _stage(name: str, pairs: Sequence[tuple[str, float]], window: int, t0: float, note: str = "") -> Stage:
+def _stage(name: str, pairs: Sequence[tuple[str, float]], window: int, t0: float, note: str = "",
+           status: StageStatus = StageStatus.RAN) -> Stage:
     ms = (time.perf_counter() - t0) * 1000
-    return Stage(name, tuple(Ranked(cid, i, s) for i, (cid, s) in enumerate(pairs, 1)), window, ms, note)
+    return Stage(name, tuple(Ranked(cid, i, s) for i, (cid, s) in enumerate(pairs, 1)), window, ms, note,
+                 status)
 
 
 def _context_note(items: Sequence[ContextItem]) -> str:

@@ -8,6 +8,7 @@ Higher score means better everywhere.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
 from datetime import date as Date
 from typing import Literal
 
@@ -129,6 +130,15 @@ class Ranked:
     score: float
 
 
+class StageStatus(str, Enum):
+    """How a stage ran: its own work, switched off by the config, or degraded (no model, an
+    error, a timeout). Off and degraded stages keep their input order."""
+
+    RAN = "ran"
+    OFF = "off"
+    DEGRADED = "degraded"
+
+
 @dataclass(frozen=True, slots=True)
 class Stage:
     """What survived one stage of the pipeline, in order."""
@@ -137,12 +147,13 @@ class Stage:
     ranked: tuple[Ranked, ...]
     window: int  # how many this stage was allowed to keep
     ms: float
-    note: str = ""  # e.g. "degraded: reranker unavailable (...)", "off (retrieval.rerank = false); ..."
+    note: str = ""  # free text for people, e.g. "reranker unavailable (...); fused order kept"
+    status: StageStatus = StageStatus.RAN
 
     @property
     def passed_through(self) -> bool:
         """The stage kept its input order: degraded (no model, error, timeout) or switched off."""
-        return self.note.startswith(("degraded", "off"))
+        return self.status is not StageStatus.RAN
 
     def rank_of(self, chunk_id: str) -> int | None:
         for r in self.ranked:

@@ -637,3 +637,18 @@ def test_a_value_past_the_context_that_is_not_about_the_question_does_not_count(
     q = "How much does the HY-400 pump weigh?"
     a = compose_answer(q, _cut_context(lib, q, final=1), lib, CONFIG)
     assert a.abstained and any("no passage gives the weight asked for" in n for n in a.notes)
+
+
+def test_unit_vector_cache_survives_eviction_within_one_call_and_keys_by_model():
+    from engine.answer import _VectorCache
+    from engine.pipeline import HashEmbedder
+
+    cache = _VectorCache(size=3)
+    emb = HashEmbedder()
+    first = cache.passages(emb, ["a b", "c d"])
+    many = cache.passages(emb, ["a b", "c d", "e f", "g h", "i j"])  # more than the cache holds
+    assert many.shape[0] == 5 and np.allclose(many[:2], first)
+    other = HashEmbedder()
+    other.checksum = "another-model"
+    other.embed_passages = lambda texts: np.ones((len(texts), emb.dim), np.float32)
+    assert np.allclose(cache.passages(other, ["a b"]), 1.0)  # never the first model's vector

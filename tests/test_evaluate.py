@@ -8,7 +8,7 @@ import pytest
 
 from engine.diagnose import Target, classify, diagnose, markdown_section, parse_target
 from engine.evaluate import evaluate, format_report, load_questions
-from engine.types import Ranked, Stage, Trace
+from engine.types import Ranked, Stage, StageStatus, Trace
 
 CORPUS = {
     "fr/pompes.md": "# Pompes\n\n## Amorçage\n\nOuvrir la purge et remplir le corps de pompe avant le premier "
@@ -119,7 +119,8 @@ def test_diagnose_reports_skipped_files(tmp_path, open_library, write_library, f
 
 def _trace(*stages: tuple[str, list[str], int, str]) -> Trace:
     return Trace("q", 10, 10, tuple(Stage(n, tuple(Ranked(c, i, 1.0 / i) for i, c in enumerate(ids, 1)), w, 0.0,
-                                           note) for n, ids, w, note in stages))
+                                           note, StageStatus.DEGRADED if note.startswith("degraded")
+                                           else StageStatus.RAN) for n, ids, w, note in stages))
 
 
 def test_classify_each_stage():

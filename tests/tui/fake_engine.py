@@ -16,6 +16,7 @@ from typing import Callable
 
 from engine.config import FilterConfig
 from engine.types import (
+    StageStatus,
     Answer,
     Chunk,
     Citation,
@@ -157,7 +158,8 @@ def claim(n: int, chunk: Chunk, sentence: str, **kw) -> Claim:
 def trace(question: str, ids: list[str], degraded: bool = False) -> Trace:
     def stage(name, order, window, ms, note=""):
         ranked = tuple(Ranked(cid, i + 1, round(1.0 / (i + 1 + 0.5), 3)) for i, cid in enumerate(order))
-        return Stage(name, ranked[:window], window, ms, note)
+        return Stage(name, ranked[:window], window, ms, note,
+                     StageStatus.DEGRADED if note.startswith("degraded") else StageStatus.RAN)
 
     lexical = ids + ["v2-mount", "v2-overview"]
     vector = ["v2-mount"] + ids + ["v2-desiccant"]

@@ -8,7 +8,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Footer, Input, Static
 
-from engine.types import Chunk, Trace
+from engine.types import Chunk, StageStatus, Trace
 from tui.messages import DiagnosisReady, TraceRowsReady
 from tui.screens.base import FieldQAScreen
 from tui.widgets.literal import literal, literal_text
@@ -61,7 +61,7 @@ class TraceScreen(FieldQAScreen):
         stages = self.query_one("#stages", DataTable)
         stages.add_columns("stage", "kept", "window", "ms", "note")
         for s in self.trace.stages:
-            degraded = "degraded" in s.note
+            degraded = s.status is StageStatus.DEGRADED
             ms = f"{s.ms:.0f}" if s.ms >= 10 else f"{s.ms:.1f}"
             stages.add_row(
                 Text(s.name), Text(str(len(s.ranked))), Text(str(s.window)), Text(ms),
