@@ -414,6 +414,8 @@ def compose_answer(question: str, result: SearchResult, library, config: Config,
                         for i, h in enumerate(result.hits[: config.answer.to_consult]))
         if verdict is not None:
             why = verdict.why
+            if a.type_missing:
+                why += f"; no passage gives the {_names(a.unanswered)} asked for"
         elif a.type_missing:
             why = f"no passage gives the {_names(a.unanswered)} asked for"
         else:

@@ -77,3 +77,17 @@ def test_a_missing_folder_is_refused_before_anything_is_created(capsys, tmp_path
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "no such folder: /no/such/dir" in err[0]
     assert not (tmp_path / "idx").exists()
+
+
+def test_a_closed_pipe_ends_quietly(tmp_path):
+    import subprocess
+    import sys
+
+    root = tmp_path / "lib"
+    root.mkdir()
+    for i in range(300):
+        (root / f"m{i:03d}.md").write_text(f"# Manual {i}\n\n## Part\n\nText {i} " + "word " * 40 + "\n")
+    run = subprocess.run(f"{sys.executable} -m fieldqa chunks {root} | head -1", shell=True,
+                         capture_output=True, text=True, timeout=120)
+    assert run.stdout.count("\n") == 1
+    assert "Traceback" not in run.stderr and "BrokenPipe" not in run.stderr, run.stderr
