@@ -638,6 +638,13 @@ class Library:
         result = self.search(question, mode="full", filters=filters, exclude=exclude)
         return compose_answer(question, result, self, self.config, self.eligibility(filters))
 
+    def answer(self, result: SearchResult, filters: FilterConfig | None = None):
+        """The cited answer continuing from a ``search(mode="full")`` result (searched with the
+        same ``filters``): a UI that already shows the hits does not search twice."""
+        from engine.answer import compose_answer
+
+        return compose_answer(result.question, result, self, self.config, self.eligibility(filters))
+
     def answerability_model(self) -> Any:
         """The learned answerability model (engine.answerability) fitted for this embedder, or
         None (no model configured or found, or fitted with another embedder: the hand rule

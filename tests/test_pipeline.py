@@ -362,3 +362,11 @@ def test_rerank_stage_is_off_by_default_and_says_so(tmp_path, open_library, fast
     assert [r.chunk_id for r in rr.ranked] == fused
     assert library.reranker_status == "off: retrieval.rerank = false"
     assert not any("rerank" in n for n in library.ask("seal").notes)  # a choice, not a degraded mode
+
+
+def test_answer_continues_from_a_search_result_without_searching_again(lib, monkeypatch):
+    result = lib.search("green button")
+    calls = []
+    monkeypatch.setattr(lib, "search", lambda *a, **k: calls.append(a) or result)
+    a = lib.answer(result)
+    assert calls == [] and a.question == "green button" and a.trace is result.trace

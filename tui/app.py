@@ -137,11 +137,11 @@ class FieldQAApp(App[int]):
         engine = self.engine
         assert engine is not None
         worker = get_current_worker()
-        result = engine.search(question, mode="hybrid", filters=filters)
+        result = engine.search(question, mode="full", filters=filters)  # one search per question
         if worker.is_cancelled:
             return
         self.post_message(SearchReady(seq, result))
-        answer = engine.ask(question, filters=filters)
+        answer = engine.answer(result, filters=filters)
         if not worker.is_cancelled:
             self.post_message(AnswerReady(seq, answer))
 

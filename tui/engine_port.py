@@ -54,6 +54,10 @@ class EnginePort(Protocol):
 
     def ask(self, question: str, filters: FilterConfig | None = None) -> Answer: ...
 
+    def answer(self, result: SearchResult, filters: FilterConfig | None = None) -> Answer:
+        """The answer continuing from a ``search(mode="full")`` result: no second search."""
+        ...
+
     def documents(self) -> Sequence[DocumentRow]: ...
 
     def issues(self) -> Sequence[IngestIssue]: ...
@@ -92,6 +96,9 @@ class LibraryPort:
 
     def ask(self, question: str, filters: FilterConfig | None = None) -> Answer:
         return self.library.ask(question, filters=filters)
+
+    def answer(self, result: SearchResult, filters: FilterConfig | None = None) -> Answer:
+        return self.library.answer(result, filters=filters)
 
     def documents(self) -> Sequence[DocumentRow]:
         return [DocumentRow(r.path, r.meta, r.chunks, tuple(r.issues)) for r in self.library.documents()]

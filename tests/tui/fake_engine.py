@@ -234,6 +234,7 @@ class FakeEngine:
         self.filters_seen: list[FilterConfig | None] = []
         self.report_issues: tuple[IngestIssue, ...] = ()
         self.closed = False
+        self.calls: list[tuple[str, str]] = []  # (engine call, question), in order
 
     def _answer(self, question: str) -> Answer:
         q = question.lower()
@@ -262,6 +263,7 @@ class FakeEngine:
         return IngestReport(documents=3, chunks=len(CHUNKS), issues=self.report_issues)
 
     def search(self, question: str, mode: str = "hybrid", filters: FilterConfig | None = None) -> SearchResult:
+        self.calls.append(("search", question))
         self.filters_seen.append(filters)
         if self.delay:
             time.sleep(self.delay)
@@ -276,9 +278,16 @@ class FakeEngine:
         return SearchResult(question=question, hits=hits, trace=answer.trace or trace(question, ids))
 
     def ask(self, question: str, filters: FilterConfig | None = None) -> Answer:
+        self.calls.append(("ask", question))
         if self.answer_delay:
             time.sleep(self.answer_delay)
         return self._answer(question)
+
+    def answer(self, result: SearchResult, filters: FilterConfig | None = None) -> Answer:
+        self.calls.append(("answer", result.question))
+        if self.answer_delay:
+            time.sleep(self.answer_delay)
+        return self._answer(result.question)
 
     def documents(self) -> list[DocumentRow]:
         if not self.built:

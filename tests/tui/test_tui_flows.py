@@ -83,6 +83,18 @@ async def test_preliminary_hits_then_the_cited_answer():
         assert app.ask_screen.sources.border_title == "Sources"
 
 
+async def test_one_search_per_question():
+    engine = FakeEngine()
+    app = make_app(engine)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.ask("lid torque")
+        await settle(pilot)
+        assert "1.8 N·m. [1]" in body_text(app)
+        asked = [call for call, q in engine.calls if q == "lid torque"]
+        assert asked == ["search", "answer"], engine.calls
+
+
 async def test_stale_results_are_dropped():
     engine = FakeEngine(answer_delay=0.2)
     app = make_app(engine)
