@@ -652,3 +652,41 @@ def test_unit_vector_cache_survives_eviction_within_one_call_and_keys_by_model()
     other.checksum = "another-model"
     other.embed_passages = lambda texts: np.ones((len(texts), emb.dim), np.float32)
     assert np.allclose(cache.passages(other, ["a b"]), 1.0)  # never the first model's vector
+
+
+class _OnlyTheContract:
+    """Exactly the AnswerSource protocol over a FakeLibrary: any other call fails the test."""
+
+    def __init__(self, lib):
+        self._lib = lib
+        self.embedder = lib.embedder
+
+    def meta_of(self, item):
+        return self._lib.meta_of(item)
+
+    def chunk(self, chunk_id):
+        return self._lib.chunk(chunk_id)
+
+    def neighbours(self, chunk_id):
+        return self._lib.neighbours(chunk_id)
+
+    def documents(self):
+        return self._lib.documents()
+
+    def chunks_of(self, path):
+        return self._lib.chunks_of(path)
+
+
+def test_answering_needs_only_the_answer_source_contract():
+    from engine.answer import AnswerSource
+    from engine.pipeline import Library
+
+    lib = library()
+    source = _OnlyTheContract(lib)
+    assert isinstance(source, AnswerSource)
+    assert all(hasattr(Library, name) for name in ("meta_of", "chunk", "neighbours", "documents", "chunks_of"))
+    for q in ("What torque for the lid screws of the KX-7 enclosure?",
+              "How do I replace the battery of the Vela VB-12?", "What does ERR_PUMP_DRY_RUN mean?"):
+        a = compose_answer(q, lib.search(q, k=2), source, CONFIG)
+        b = compose_answer(q, lib.search(q, k=2), lib, CONFIG)
+        assert a == b and (a.claims or a.abstained)

@@ -1,0 +1,148 @@
+"""``compose_answer``: a search result's final context -> a cited Answer (or an abstention)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.answer.abstention import (
+    Verdict, _names, _typed_candidates, abstain_threshold, abstains, answerability,
+)
+from engine.answer.conditions import _conditions
+from engine.answer.scoring import Assessment, ScoredUnit, assess
+from engine.answer.selection import PASSAGE_MARGIN, _choose
+from engine.answer.versions import MetaCache, VersionConflicts, find_version_conflicts
+from engine.config import Config
+from engine.eligibility import Eligibility
+from engine.evidence import Unit, injection_reason, is_condition
+from engine.types import Answer, Chunk, Citation, Claim, DocumentMeta, SearchResult, StageStatus
+
+INSTRUCTION_NOTE = ("text that reads as an instruction to the system is shown as quoted evidence "
+                    "and was not followed")
+
+
+def citation_for(n: int, chunk: Chunk, meta: DocumentMeta) -> Citation:
+    return Citation(
+        n=n, chunk_id=chunk.id, doc_id=chunk.doc_id, title=meta.title, version=meta.version,
+        date=meta.date, status=meta.status, heading_path=chunk.heading_path, path=chunk.path,
+        start_line=chunk.start_line, end_line=chunk.end_line, page=chunk.page,
+    )
+
+
+def compose_answer(question: str, result: SearchResult, library, config: Config,
+                   eligibility: Eligibility | None = None) -> Answer:
+    """The cited answer for ``question`` built from ``result``'s final context.
+
+    ``library`` is an ``engine.answer.AnswerSource``. ``eligibility`` is the rule the search ran
+    under (default: the config's filters); other versions of an answered document are looked up
+    under it (engine.answer.versions).
+    """
+    rule = eligibility if eligibility is not None else Eligibility.from_filters(config.filters)
+    notes = [f"{s.name}: {s.note}" for s in result.trace.stages
+             if s.status is StageStatus.DEGRADED] if result.trace else []
+    if not result.hits:
+        return Answer(question, (), (), abstained=True, trace=result.trace,
+                      notes=tuple(notes + ["no passage passed the filters"]))
+    a = _assess_looking_past_context(question, result, library, config, notes)
+    verdict = answerability(question, result, library, a, config)
+    if verdict is not None:
+        notes.append(verdict.note)
+    if abstains(a, abstain_threshold(config)) if verdict is None else (verdict.abstain or not a.units):
+        return _abstention(question, result, library, config, a, verdict, notes)
+    chosen = _choose(question, a, library, config)
+    related = _conditions(a, chosen, question, library)
+    meta = MetaCache(library)
+    found = find_version_conflicts(a, chosen, library, rule, meta)
+    claims, citations, numbers = _claims(result, chosen, related, found, meta)
+    if a.unanswered:
+        notes.append(f"not found in these documents: the {_names(a.unanswered)} asked for")
+    if any(cl.flagged for cl in claims):
+        notes.append(INSTRUCTION_NOTE)
+    return Answer(question, tuple(claims), tuple(citations), tuple(found.renumbered(numbers)),
+                  trace=result.trace, notes=tuple(notes),
+                  answerability=verdict.probability if verdict else None)
+
+
+def _assess_looking_past_context(question: str, result: SearchResult, library, config: Config,
+                                 notes: list[str]) -> Assessment:
+    """The assessment of the final context; when the question asks for an attribute it lacks,
+    passages past the final context that give it are added when a unit giving it would be a
+    claim (about the question, not any value of the right unit: "15 g of grease" does not give
+    a pump's weight)."""
+    a = assess(question, result, library, config)
+    if not a.unanswered:
+        return a
+    typed = _typed_candidates(question, a, result, library)
+    if not typed:
+        return a
+    b = assess(question, result, library, config, extra=typed)
+    ids = {c.id for c, _ in typed}
+    best = max((s.score for s in b.units if not s.flagged), default=-1.0)
+    if any(s.typed and s.chunk.id in ids and not s.flagged and s.score >= best - PASSAGE_MARGIN
+           for s in b.units):
+        found = [t for t in b.expected if t not in b.unanswered and t in a.unanswered]
+        notes.append(f"the {_names(found)} asked for was found past the final context "
+                     f"(rank {', '.join(str(r) for c, r in typed)})")
+        return b
+    return a
+
+
+def _abstention(question: str, result: SearchResult, library, config: Config, a: Assessment,
+                verdict: Verdict | None, notes: list[str]) -> Answer:
+    """"Not found in these documents", why, and the closest passages to consult."""
+    consult = tuple(citation_for(i + 1, h.chunk, library.meta_of(h.chunk))
+                    for i, h in enumerate(result.hits[: config.answer.to_consult]))
+    if verdict is not None:
+        why = verdict.why
+        if a.type_missing:
+            why += f"; no passage gives the {_names(a.unanswered)} asked for"
+    elif a.type_missing:
+        why = f"no passage gives the {_names(a.unanswered)} asked for"
+    else:
+        why = f"evidence {a.evidence:.3f} below threshold {abstain_threshold(config):.3f}"
+    if a.missing_codes:
+        why += f"; not in these passages: {', '.join(a.missing_codes)}"
+    return Answer(question, (), (), abstained=True, to_consult=consult, trace=result.trace,
+                  notes=tuple(notes + [f"not found in these documents ({why})"]),
+                  answerability=verdict.probability if verdict else None)
+
+
+Entry = tuple[Unit, Chunk, int, bool, str]  # unit, chunk, rank, is a condition, flagged
+
+
+def _claims(result: SearchResult, chosen: list[ScoredUnit], related: list[ScoredUnit],
+            found: VersionConflicts, meta: MetaCache) -> tuple[list[Claim], list[Citation], dict[str, int]]:
+    """Claims in reading order, their citations, and each cited chunk's number.
+
+    Passages come by their best chosen claim (the most direct answer first), then by rank; a
+    related passage (next section, other version) shares its anchor's rank and follows it;
+    inside a passage, document order. Versions shown inside a warning only are cited after."""
+    entries: dict[tuple[str, int], Entry] = {}
+    for s in chosen:
+        entries[(s.chunk.id, s.unit.order)] = (s.unit, s.chunk, s.rank, False, s.flagged)
+    for s in related:
+        entries.setdefault((s.chunk.id, s.unit.order), (s.unit, s.chunk, s.rank, True, s.flagged))
+    for u, c, rank in found.used_units():
+        if c.id not in found.warning_only:
+            entries.setdefault((c.id, u.order), (u, c, rank, is_condition(u.text), injection_reason(u.text)))
+    in_context = {h.chunk.id for h in result.hits}
+    best_at_rank: dict[int, float] = {}
+    for s in chosen:
+        best_at_rank[s.rank] = max(best_at_rank.get(s.rank, -np.inf), s.score)
+    ordered = sorted(entries.values(), key=lambda e: (-best_at_rank.get(e[2], -np.inf), e[2],
+                                                      e[1].id not in in_context, e[1].path,
+                                                      e[1].ordinal, e[0].order))
+    numbers: dict[str, int] = {}
+    citations: list[Citation] = []
+
+    def number(c: Chunk) -> int:
+        if c.id not in numbers:
+            numbers[c.id] = len(numbers) + 1
+            citations.append(citation_for(numbers[c.id], c, meta(c)))
+        return numbers[c.id]
+
+    claims = [Claim(text=u.text, citation=number(c), char_start=u.char_start, char_end=u.char_end,
+                    is_condition=cond, flagged=flag) for u, c, _, cond, flag in ordered]
+    for _u, c, _r in found.used_units():
+        if c.id in found.warning_only:
+            number(c)
+    return claims, citations, numbers

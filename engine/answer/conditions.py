@@ -1,0 +1,80 @@
+"""Warnings and restrictions that travel with a claim: those next to it in its passage, and
+those of the next section when the passage points forward to it."""
+
+from __future__ import annotations
+
+from engine.answer.scoring import Assessment, ScoredUnit, _score_extra, _unscored
+from engine.evidence import refers_forward
+from engine.types import Chunk
+
+NEAR_UNITS = 2  # a condition travels when within this many units of a chosen one
+
+
+MAX_CONDITIONS = 4
+
+
+MAX_FORWARD_CONDITIONS = 2
+
+
+def _conditions(a: Assessment, chosen: list[ScoredUnit], question: str, library) -> list[ScoredUnit]:
+    """Warnings and restrictions that travel with the chosen units."""
+    by_chunk: dict[str, list[ScoredUnit]] = {}
+    for s in a.units:
+        by_chunk.setdefault(s.chunk.id, []).append(s)
+    chosen_keys = {(s.chunk.id, s.unit.order) for s in chosen}
+    out: list[ScoredUnit] = []
+    seen = set(chosen_keys)
+    for s in chosen:
+        near = [o for o in by_chunk.get(s.chunk.id, [])
+                if o.condition and not o.flagged and abs(o.unit.order - s.unit.order) <= NEAR_UNITS
+                and (o.chunk.id, o.unit.order) not in seen]
+        for o in sorted(near, key=lambda o: -o.score)[:2]:
+            out.append(o)
+            seen.add((o.chunk.id, o.unit.order))
+    # a section that points forward brings the conditions of the next section
+    forward_done: set[str] = set()
+    for s in chosen:
+        if s.chunk.id in forward_done:
+            continue
+        forward_done.add(s.chunk.id)
+        section = _section_units(s.chunk, by_chunk, library)
+        pointer = next((o for o in section if refers_forward(o.unit.text) and not o.flagged), None)
+        if pointer is None:
+            continue
+        if (pointer.chunk.id, pointer.unit.order) not in seen:
+            out.append(pointer)
+            seen.add((pointer.chunk.id, pointer.unit.order))
+        nxt = _next_section_chunk(s.chunk, library)
+        if nxt is None:
+            continue
+        cands = _score_extra(question, nxt, s.rank, library, by_chunk)
+        conds = [o for o in cands if o.condition and not o.flagged and (o.chunk.id, o.unit.order) not in seen]
+        for o in sorted(conds, key=lambda o: -o.score)[:MAX_FORWARD_CONDITIONS]:
+            out.append(o)
+            seen.add((o.chunk.id, o.unit.order))
+    return out[:MAX_CONDITIONS + MAX_FORWARD_CONDITIONS]
+
+
+def _section_units(chunk: Chunk, by_chunk: dict[str, list[ScoredUnit]], library) -> list[ScoredUnit]:
+    """Units of ``chunk`` and of the following chunks of the same section (two at most)."""
+    units = list(by_chunk.get(chunk.id, []))
+    cur = chunk
+    for _ in range(2):
+        nxt = library.neighbours(cur.id)[1]
+        if nxt is None or nxt.section_id != chunk.section_id or nxt.path != chunk.path:
+            break
+        units += by_chunk.get(nxt.id) or _unscored(nxt, 0)
+        cur = nxt
+    return units
+
+
+def _next_section_chunk(chunk: Chunk, library) -> Chunk | None:
+    cur = chunk
+    for _ in range(4):
+        nxt = library.neighbours(cur.id)[1]
+        if nxt is None or nxt.path != chunk.path:
+            return None
+        if nxt.section_id != chunk.section_id:
+            return nxt
+        cur = nxt
+    return None

@@ -1,0 +1,199 @@
+"""Scoring every unit of the final context for the question (the Assessment): cosine of the
+question and unit vectors, plus the share of the question's content words it holds, exact codes
+shared, an answer type given, and the passage's rank; minus instructions to the system and
+documents about another device than the one the question names."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.answer.units import _CACHE, _embed_text, _exact_tokens, _match_text, _typed_piece
+from engine.answertype import expected_types, unanswered
+from engine.config import Config
+from engine.evidence import Unit, codes_in, injection_reason, is_condition, split_units, terms
+from engine.types import Chunk, SearchResult
+
+W_LEXICAL = 0.10  # × share of the question's words found in the unit (with its heading)
+
+
+W_CODE = 0.05  # per exact code / value shared with the question (2 at most)
+
+
+W_MISSING = 0.10  # the question names a code that no passage holds
+
+
+FLAG_PENALTY = 0.10  # instructions to the system are scored down
+
+
+W_OFF_DEVICE = 0.05  # the question names a model code; the unit's document is about others
+
+
+W_RANK = 0.04  # × 1/rank of the unit's passage in the final context
+
+
+W_TYPE = 0.05  # the unit gives an attribute the question asks for (engine.answertype)
+
+
+# units are embedded for the first passages of the context only (latency: ~50 ms a unit on a busy
+# 2-core CPU); on the samples every gold passage found sits within the first 5
+SCORED_PASSAGES = 5
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredUnit:
+    unit: Unit
+    chunk: Chunk
+    rank: int  # rank of the passage in the final context (related passages: their anchor's)
+    cosine: float
+    overlap: float  # share of question words in the unit
+    codes: int  # exact codes/values shared with the question
+    score: float
+    condition: bool
+    flagged: str
+    typed: bool = False  # gives an attribute the question asks for (engine.answertype)
+
+
+@dataclass(frozen=True, slots=True)
+class Assessment:
+    """How well the final context supports an answer, before any claim is chosen."""
+
+    question: str
+    units: tuple[ScoredUnit, ...]
+    evidence: float  # best non-flagged unit score, minus the missing-code penalty
+    best_cosine: float
+    missing_codes: tuple[str, ...]  # codes in the question that no passage holds
+    rerank_top: float | None  # best reranker score of the context, when reranked
+    expected: tuple[str, ...] = ()  # attributes the question asks for (engine.answertype)
+    unanswered: tuple[str, ...] = ()  # those of them that no unit of the evidence holds
+
+    @property
+    def type_missing(self) -> bool:
+        """The question asks for attributes and the evidence holds none of them."""
+        return bool(self.expected) and len(self.unanswered) == len(self.expected)
+
+
+def device_vocabulary(library, chunks: Sequence[Chunk]) -> tuple[set[str], set[str]]:
+    """(terms, codes) that name the devices of ``chunks``' documents: title and model words.
+
+    They say which manual a passage comes from, not what it says: every passage of the
+    manual shares them, so they neither pick the answering unit nor show that one exists.
+    """
+    words: set[str] = set()
+    codes: set[str] = set()
+    for path in dict.fromkeys(c.path for c in chunks):
+        meta = library.meta_of(next(c for c in chunks if c.path == path))
+        text = f"{meta.title} {' '.join(meta.models)}"
+        words |= terms(text)
+        codes |= codes_in(text) | {m.upper() for m in meta.models} | _model_names(meta.title)
+    for c in codes:
+        words |= terms(c)
+    return words, codes
+
+
+_MODEL_NAME = re.compile(r"(?<![\w-])[^\W\d_]+-\w*\d\w*(?![\w-])")  # Hydra-400, BR-20, KX-7
+
+
+def _model_names(text: str) -> set[str]:
+    """Model-like names (letters, a hyphen, then a part with a digit), upper-cased."""
+    return {m.upper() for m in _MODEL_NAME.findall(text)}
+
+
+def _off_device(question: str, library, chunks: Sequence[Chunk]) -> set[str]:
+    """Paths of documents about another device than the one the question names by model code.
+
+    Empty when the question names no model code of these documents (nothing to go by).
+    """
+    q_codes = {c.upper() for c in codes_in(question)} | _model_names(question)
+    per_path: dict[str, set[str]] = {}
+    for c in chunks:
+        if c.path not in per_path:
+            per_path[c.path] = device_vocabulary(library, [c])[1]
+    named = {code for codes in per_path.values() for code in codes} & q_codes
+    if not named:
+        return set()
+    return {p for p, codes in per_path.items() if not codes & named}
+
+
+def content_terms(question: str, device_words: set[str]) -> set[str]:
+    """The question's words that say what is asked: its terms less the device vocabulary."""
+    return terms(question) - device_words
+
+
+def assess(question: str, result: SearchResult, library, config: Config,
+           extra: Sequence[tuple[Chunk, int]] = ()) -> Assessment:
+    """Score every unit of the final context (and of ``extra`` (chunk, anchor rank) pairs)."""
+    chunks: list[tuple[Chunk, int]] = [(h.chunk, h.rank) for h in result.hits[:SCORED_PASSAGES]] + list(extra)
+    units: list[tuple[Unit, Chunk, int]] = []
+    for chunk, rank in chunks:
+        units += [(u, chunk, rank) for u in split_units(chunk)]
+    device_words, device_codes = device_vocabulary(library, [c for c, _ in chunks]) if chunks else (set(), set())
+    off_device = _off_device(question, library, [c for c, _ in chunks])
+    q_terms = content_terms(question, device_words) or terms(question)
+    q_exact = {t for t in _exact_tokens(question) if t not in device_codes}
+    rerank = result.trace.stage("rerank") if result.trace else None
+    rerank_top = max((r.score for r in rerank.ranked), default=None) if rerank and rerank.ranked else None
+    haystack = " ".join(
+        f"{c.text} {c.context} {' '.join(c.heading_path)} {_meta_words(library, c)}" for c, _ in chunks
+    )
+    present = _exact_tokens(haystack)
+    missing = tuple(sorted(c for c in codes_in(question) if c not in present))
+    if not units:
+        return Assessment(question, (), -1.0, -1.0, missing, rerank_top)
+    qv = np.asarray(library.embedder.embed_queries([question]), dtype=np.float32)[0]
+    uv = _CACHE.passages(library.embedder, [_embed_text(u, c) for u, c, _ in units])
+    cos = uv @ qv
+    expected = expected_types(question)
+    scored = []
+    pieces = []  # (text, values) of the clean units about the named device, for the answer types
+    for (u, c, rank), cs in zip(units, cos):
+        mt = _match_text(u, c)
+        overlap = len(q_terms & terms(mt)) / len(q_terms) if q_terms else 0.0
+        shared = min(2, len(q_exact & _exact_tokens(mt)))
+        flag = injection_reason(u.text)
+        piece = _typed_piece(u, c) if expected else ("", [])
+        typed = bool(expected) and len(unanswered(expected, [piece])) < len(expected)
+        if expected and not flag and c.path not in off_device:
+            pieces.append(piece)
+        score = (float(cs) + W_LEXICAL * overlap + W_CODE * shared + rank_prior(rank)
+                 + (W_TYPE if typed else 0.0)
+                 - (FLAG_PENALTY if flag else 0.0) - (W_OFF_DEVICE if c.path in off_device else 0.0))
+        scored.append(ScoredUnit(u, c, rank, float(cs), overlap, shared, score, is_condition(u.text), flag,
+                                 typed))
+    clean = [s for s in scored if not s.flagged]
+    best = max((s.score for s in clean), default=-1.0)
+    evidence = best - (W_MISSING if missing else 0.0)
+    best_cos = max((s.cosine for s in clean), default=-1.0)
+    return Assessment(question, tuple(scored), evidence, best_cos, missing, rerank_top,
+                      tuple(t.name for t in expected), tuple(t.name for t in unanswered(expected, pieces)))
+
+
+def rank_prior(rank: int) -> float:
+    """What the passage's retrieval rank (1 = best) adds to its units' scores."""
+    return W_RANK / max(1, rank)
+
+
+def _meta_words(library, chunk: Chunk) -> str:
+    meta = library.meta_of(chunk)
+    return f"{meta.title} {' '.join(meta.models)}"
+
+
+def _unscored(chunk: Chunk, rank: int) -> list[ScoredUnit]:
+    return [ScoredUnit(u, chunk, rank, 0.0, 0.0, 0, 0.0, is_condition(u.text), injection_reason(u.text))
+            for u in split_units(chunk)]
+
+
+def _score_extra(question: str, chunk: Chunk, rank: int, library,
+                 by_chunk: dict[str, list[ScoredUnit]]) -> list[ScoredUnit]:
+    if chunk.id in by_chunk:
+        return by_chunk[chunk.id]
+    units = split_units(chunk)
+    if not units:
+        return []
+    qv = np.asarray(library.embedder.embed_queries([question]), dtype=np.float32)[0]
+    uv = _CACHE.passages(library.embedder, [_embed_text(u, chunk) for u in units])
+    return [ScoredUnit(u, chunk, rank, float(c), 0.0, 0, float(c), is_condition(u.text),
+                       injection_reason(u.text)) for u, c in zip(units, uv @ qv)]

@@ -1,0 +1,87 @@
+"""One claimable unit read for answering: the text it is embedded and matched with (its
+headings, a table row's header), the exact tokens it names, the values it gives for answer
+types, and the cache of unit vectors (keyed by the embedder's checksum)."""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from collections.abc import Sequence
+
+import numpy as np
+
+from engine.conflicts import Value, column_units, header_units, table_header, values_in
+from engine.evidence import Unit, codes_in
+from engine.types import Chunk
+
+class _VectorCache:
+    """Unit vectors by (embedder checksum, embedded text), bounded, so a re-asked question costs
+    one query. Keyed by the model's checksum, never by object identity: another embedder can
+    never receive this one's vectors."""
+
+    def __init__(self, size: int = 4096):
+        self.size = size
+        self.data: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+
+    def passages(self, embedder, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, 1), np.float32)
+        key = str(getattr(embedder, "checksum", "")) or f"id:{id(embedder)}"
+        here: dict[str, np.ndarray] = {}
+        for t in dict.fromkeys(texts):
+            v = self.data.get((key, t))
+            if v is not None:
+                here[t] = v
+                self.data.move_to_end((key, t))
+        missing = [t for t in dict.fromkeys(texts) if t not in here]
+        if missing:
+            vecs = np.asarray(embedder.embed_passages(missing), dtype=np.float32)
+            for t, v in zip(missing, vecs):
+                here[t] = v
+                self.data[(key, t)] = v
+            while len(self.data) > self.size:
+                self.data.popitem(last=False)
+        return np.stack([here[t] for t in texts])
+
+
+_CACHE = _VectorCache()
+
+
+def _headings(unit: Unit, chunk: Chunk) -> str:
+    path = list(chunk.heading_path[-2:])
+    if unit.heading and unit.heading not in path:
+        path = path[-1:] + [unit.heading]
+    return " > ".join(path)
+
+
+def _embed_text(unit: Unit, chunk: Chunk) -> str:
+    heading = _headings(unit, chunk)
+    header = ""
+    if unit.kind == "table_row":
+        from engine.conflicts import table_header
+
+        header = table_header(chunk, unit)
+    parts = [p for p in (heading, header, unit.text) if p]
+    return "\n".join(parts)
+
+
+def _match_text(unit: Unit, chunk: Chunk) -> str:
+    return f"{_headings(unit, chunk)} {unit.text}"
+
+
+def _exact_tokens(text: str) -> set[str]:
+    vals = {f"{v.number:g} {v.unit}" for v in values_in(text)}
+    return codes_in(text) | vals
+
+
+def _typed_piece(unit: Unit, chunk: Chunk) -> tuple[str, list[Value]]:
+    """A unit's text with its headings (and table header), and its values, for answer types.
+
+    A unit holding a bare number also counts as holding a value in each unit its chunk uses
+    as a column label: a PDF table row ("Bag filter F7 CV-FB7 90 250") under "Replace at (Pa)"."""
+    header = table_header(chunk, unit)
+    text = f"{' > '.join(chunk.heading_path)} {unit.heading} {header} {unit.text}"
+    values = values_in(unit.text, header_units(header) if header else ())
+    if re.search(r"\d", unit.text):
+        values += [Value(float("nan"), u, f"({u})") for u in column_units(f"{chunk.context}\n{chunk.text}")]
+    return text, values
