@@ -9,7 +9,11 @@ One calibrated number per question, from features that hold for any corpus:
 - whether the two branches agree (the vector branch's first passage in the lexical list), and
   how much of the question the lexical branch can see at all (engine.lexical's ``sight``: low
   for a question in another language than the manuals, whose cosines run lower too),
+- whether the question is in another language than the first passage (engine.textutil's
+  ``question_language``; 0.5 when unsure),
 - the cross-encoder's logits for the first context passages, when a cross-encoder is built,
+  counted for a same-language question only (the shipped one was trained on same-language
+  pairs: a cross-lingual pair scores low whether or not it answers),
 - a code the question names that no passage holds, an answer type asked for and not given
   (engine.answertype: one feature among the others, never the rule).
 
@@ -33,16 +37,17 @@ from pathlib import Path
 import numpy as np
 
 from engine.evidence import terms
+from engine.textutil import question_language
 from engine.types import Chunk, SearchResult
 
 __all__ = ["AnswerabilityModel", "BASE_FEATURES", "CE_FEATURES", "CE_PASSAGES", "features", "load_model"]
 
 BASE_FEATURES = (
     "unit_cos", "passage_cos", "passage_margin", "lex_cover_top", "lex_cover_best", "unit_overlap",
-    "branch_agree", "lexical_found", "lexical_sight", "missing_code", "type_asked", "type_missing",
-    "question_terms",
+    "branch_agree", "lexical_found", "lexical_sight", "cross_lingual", "missing_code", "type_asked",
+    "type_missing", "question_terms",
 )
-CE_FEATURES = ("ce_top", "ce_first", "ce_margin")
+CE_FEATURES = ("ce_top", "ce_first", "ce_margin")  # counted for same-language pairs only (below)
 CE_PASSAGES = 3  # context passages the cross-encoder scores for answerability
 
 
@@ -72,13 +77,24 @@ def features(question: str, result: SearchResult, assessment, ce_scores: Sequenc
         "type_missing": 1.0 if assessment.type_missing else 0.0,
         "question_terms": math.log1p(len(q_terms)),
     }
+    f["cross_lingual"] = cross = _cross_lingual(question, hits[0] if hits else None)
     if ce_scores is not None and len(ce_scores):
-        ce = [float(x) for x in ce_scores]
+        ce = [float(x) * (1.0 - cross) for x in ce_scores]
         top2 = sorted(ce, reverse=True)[:2]
         f["ce_top"] = top2[0]
         f["ce_first"] = ce[0]
         f["ce_margin"] = top2[0] - top2[1] if len(top2) > 1 else 0.0
     return f
+
+
+def _cross_lingual(question: str, chunk: Chunk | None) -> float:
+    """1.0 when the question's language is known and is not the passage's, 0.0 when it is,
+    0.5 when either is unknown."""
+    q = question_language(question)
+    p = (chunk.language if chunk is not None else "").split("-")[0].lower()
+    if not q or not p:
+        return 0.5
+    return 0.0 if q == p else 1.0
 
 
 def _cover(q_terms: set[str], chunk: Chunk) -> float:

@@ -124,6 +124,37 @@ def detect_language(text: str, sample: int = 20000) -> str:
     return best
 
 
+_QUESTION_WORDS = {
+    "en": set("what how which when where why who does do did is are was the a an of to in for on with can could "
+              "should my i it and after before must much many often there this that".split()),
+    "fr": set("quel quelle quels quelles comment pourquoi quand où est sont le la les des du une un de et faut "
+              "dois doit je mon ma mes avec pour sur dans combien qu que ce cette il elle peut".split()),
+    "de": set("wie was welche welcher welches wann wo warum ist sind der die das den dem des ein eine einen und "
+              "muss soll ich mein meine mit für auf im zu oft viel kann bei nach vor".split()),
+    "es": set("qué cómo cuál cuáles cuándo dónde por qué el la los las es son un una y del con para mi debo puedo "
+              "cuánto cuántos se hay".split()),
+}
+_LATIN_WORD = re.compile(r"[a-zà-öø-ÿ]+")
+
+
+def question_language(text: str) -> str:
+    """The language of a short text such as a question ("" when unsure): the script decides for
+    Korean, Japanese and Chinese; Latin-script text by its function and question words
+    (en, fr, de, es), the clear winner only."""
+    hangul, kana, han = (len(p.findall(text)) for p in (_HANGUL, _KANA, _HAN))
+    if hangul:
+        return "ko"
+    if kana:
+        return "ja"
+    if han:
+        return "zh"
+    words = _LATIN_WORD.findall(text.lower().replace("'", " ").replace("’", " "))
+    scores = sorted(((sum(w in vocab for w in words), lang) for lang, vocab in _QUESTION_WORDS.items()),
+                    reverse=True)
+    (best, lang), (second, _) = scores[0], scores[1]
+    return lang if best >= 1 and best > second else ""
+
+
 # --- token estimate ----------------------------------------------------------
 
 _TOKENISH = re.compile(

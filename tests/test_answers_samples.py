@@ -50,8 +50,11 @@ def test_no_claim_outside_its_cited_span(lib, answered):
 
 def test_citation_targets(answered):
     _answers, s = answered
+    # with the learned answerability (fitted on train questions, never on these) the samples
+    # measured cited .833 and abstention on answerable .091; the hand rule it replaced, fitted on
+    # these very questions, had .924 / 0 (and .10 no-answer abstention on unseen manuals)
     assert s["abstain_rate_answerable"] <= 0.10, s
-    assert s["cited_rate"] >= 0.90, s
+    assert s["cited_rate"] >= 0.80, s
 
 
 def test_no_answer_questions_abstain(answered):
@@ -79,10 +82,15 @@ def test_battery_replacement_brings_the_sealing_condition(lib):
 
 
 VERSION_QUESTIONS = [q for q in load_questions(SAMPLES / "questions.tsv") if q.family == "version"]
-# question -> why; strict xfail, so a fix shows up as a failure to update this. (Empty since the
-# zh lid-screw question, whose gold passage fuses at rank 7 past the final window of 5, is answered
-# by looking past the context for the torque it asks for: engine.answer._typed_candidates.)
-KNOWN_MISSES: dict[str, str] = {}
+# question -> why; strict xfail, so a fix shows up as a failure to update this.
+_FALSE_ABSTENTION = ("the learned answerability (engine.answerability, fitted on train questions) "
+                     "abstains: probability below its threshold for this cross-lingual/paraphrased "
+                     "question with low branch agreement")
+KNOWN_MISSES: dict[str, str] = {
+    "Wie oft muss die Trockenmittelpatrone im Kestrel KX-7 gewechselt werden?": _FALSE_ABSTENTION,
+    "How long can the moisture absorber in the KX-7 stay in service before it must be renewed?":
+        _FALSE_ABSTENTION,
+}
 
 
 @pytest.mark.parametrize("question", [
@@ -97,3 +105,12 @@ def test_version_question_warns_naming_both_versions(answered, question):
     assert {"1.3", "2.0"} <= versions, render_text(a)
     out = render_text(a)
     assert "version 1.3" in out and "version 2.0" in out
+
+
+def test_the_learned_answerability_is_in_force_with_the_built_models(lib, answered):
+    # the shipped model was fitted for these exact model files (checksums): if a model build
+    # changed them, answers would silently fall back to the hand rule
+    assert lib.answerability_model() is not None, lib.answerability_status
+    answers, s = answered
+    assert all(a.answerability is not None for _q, a in answers)
+    assert s["brier"] is not None and s["brier"] < 0.25, s
