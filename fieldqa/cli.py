@@ -30,8 +30,16 @@ def config_from(args: argparse.Namespace, **overrides) -> Config:
     return load_config(getattr(args, "config", None), given)
 
 
+EXIT_CODES = """exit status:
+  0  done (an answer, results, an index)
+  2  usage or input error: a missing folder, an empty or non-UTF-8 question, a broken index
+  3  no answer: "not found in these documents" (ask), or the expected passage was not found (trace)
+  4  another process is indexing this library"""
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="fieldqa", description=__doc__)
+    parser = argparse.ArgumentParser(prog="fieldqa", description=__doc__, epilog=EXIT_CODES,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)

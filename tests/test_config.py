@@ -91,3 +91,22 @@ def test_a_closed_pipe_ends_quietly(tmp_path):
                          capture_output=True, text=True, timeout=120)
     assert run.stdout.count("\n") == 1
     assert "Traceback" not in run.stderr and "BrokenPipe" not in run.stderr, run.stderr
+
+
+def test_trace_exit_status_says_whether_the_expected_passage_made_it(tmp_path, write_library, capsys):
+    from fieldqa.cli import main
+
+    root = write_library(tmp_path / "lib", {
+        "a.md": "# Pump\n\n## Seal\n\nReplace the seal every 500 h.\n",
+        "old.md": "---\nstatus: superseded\n---\n# Pump old\n\n## Seal\n\nReplace the seal every 400 h.\n"})
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(f'[models]\ndir = "{tmp_path / "no-models"}"\n')
+    common = ["--index", str(tmp_path / "idx"), "--config", str(cfg)]
+    import os
+    os.environ["FIELDQA_TEST_EMBEDDER"] = "hash"
+    try:
+        assert main(["index", str(root), *common]) == 0
+        assert main(["trace", "seal", str(root), "--expect", "a.md:3", *common]) == 0
+        assert main(["trace", "seal", str(root), "--expect", "old.md:6", *common]) == 3  # excluded
+    finally:
+        del os.environ["FIELDQA_TEST_EMBEDDER"]

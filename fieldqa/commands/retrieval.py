@@ -91,6 +91,7 @@ def _library_path(args: argparse.Namespace, cfg: Config) -> Path | None:
     return Path(path) if path is not None else None
 
 
+EXIT_NOT_FOUND = 3  # trace: the expected passage is not in the final list
 EXIT_BUSY = 4  # another process is writing the index
 
 
@@ -232,17 +233,18 @@ def cmd_trace(args: argparse.Namespace) -> int:
         if lib is None:
             return 2
         dg = diagnose(lib, args.question, args.expect)
+        status = 0 if dg.verdict.startswith("present") else EXIT_NOT_FOUND
         if args.json:
             print(json.dumps({"question": args.question, "expect": args.expect, "verdict": dg.verdict,
                               "detail": dg.detail, "stage": dg.stage, "rank": dg.rank,
                               "branch_misses": list(dg.branch_misses),
                               "trace": trace_json(dg.trace) if dg.trace else None},
                              ensure_ascii=False, indent=2))
-            return 0
+            return status
         if dg.trace is not None:
             print(_trace_text(lib, dg.trace, args.top))
         print(f"\nexpected {args.expect}: {dg.verdict}" + (f" ({safe(dg.detail)})" if dg.detail else ""))
-    return 0
+    return status
 
 
 @_guarded
