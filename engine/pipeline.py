@@ -45,7 +45,7 @@ import threading
 import time
 import zlib
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -151,10 +151,12 @@ class _Snapshot:
     masks: dict = field(default_factory=dict)
     device_codes: Mapping[str, frozenset[str]] = field(default_factory=dict)  # doc path -> codes
     known_codes: frozenset[str] = frozenset()
+    doc_sha: Mapping[str, str] = field(default_factory=dict)  # doc path -> sha256 of the indexed bytes
 
     @classmethod
     def of(cls, generation: int | None, chunks: Sequence[Chunk], doc_meta: Mapping[str, DocumentMeta],
-           lexical: Any, vectors: Any, manifest: Mapping[str, Any]) -> _Snapshot:
+           lexical: Any, vectors: Any, manifest: Mapping[str, Any],
+           doc_sha: Mapping[str, str] | None = None) -> _Snapshot:
         by_id: dict[str, int] = {}
         by_path: dict[str, list[int]] = {}
         for row, c in enumerate(chunks):
@@ -164,7 +166,7 @@ class _Snapshot:
         codes = {path: document_codes(m) for path, m in doc_meta.items()}
         return cls(generation, tuple(chunks), metas, by_id, {p: tuple(r) for p, r in by_path.items()},
                    dict(doc_meta), lexical, vectors, manifest, {},
-                   codes, frozenset().union(*codes.values()) if codes else frozenset())
+                   codes, frozenset().union(*codes.values()) if codes else frozenset(), dict(doc_sha or {}))
 
     def mask(self, rule: Eligibility) -> np.ndarray:
         m = self.masks.get(rule)
@@ -189,6 +191,7 @@ class Library:
         self._reranker = reranker  # CrossEncoder, a str (why unavailable) or None (not tried)
         self._reranker_lock = threading.Lock()
         self._answerability: Any = None  # AnswerabilityModel, a str (why none) or None (not tried)
+        self._file_shas: dict[tuple[str, int, int], str] = {}  # (path, size, mtime) -> sha256
         self._rerank_pool: concurrent.futures.ThreadPoolExecutor | None = None
         self._build_lock = threading.Lock()
         self._snap = _Snapshot(None)
@@ -296,7 +299,8 @@ class Library:
         self._check_manifest(gen.manifest)
         hint = rebuild_hint(self.root)
         chunks = self.store.chunks()
-        doc_meta = {p: m for p, (_sha, _fmt, _mj, m) in self.store.document_rows().items()}
+        rows = self.store.document_rows()
+        doc_meta = {p: m for p, (_sha, _fmt, _mj, m) in rows.items()}
         missing = {c.path for c in chunks} - doc_meta.keys()
         if missing:
             raise IndexCorrupt(f"index at {self.store.dir}: chunks of unknown documents "
@@ -311,7 +315,8 @@ class Library:
         if len(lexical) != len(chunks) or len(vectors) != len(chunks):
             raise IndexCorrupt(f"index at {gen.dir}: components hold {len(lexical)}/{len(vectors)} rows, "
                                f"database {len(chunks)}: {hint}")
-        return _Snapshot.of(gen.number, chunks, doc_meta, lexical, vectors, gen.manifest)
+        return _Snapshot.of(gen.number, chunks, doc_meta, lexical, vectors, gen.manifest,
+                            {p: sha for p, (sha, _f, _m, _meta) in rows.items()})
 
     # ---- building --------------------------------------------------------------------
 
@@ -417,7 +422,8 @@ class Library:
             raise
         report(BuildProgress("index", 2, 2))
         doc_meta = {d.path: d.meta for d, _b in docs}
-        self._snap = _Snapshot.of(number, chunks, doc_meta, lexical, vindex, manifest)
+        self._snap = _Snapshot.of(number, chunks, doc_meta, lexical, vindex, manifest,
+                                  {d.path: d.sha256 for d, _b in docs})
         self.store.remove_stale_generations()
         return IngestReport(documents=len(docs), chunks=len(chunks), issues=tuple(issues),
                             unchanged=unchanged, removed=removed)
@@ -636,14 +642,47 @@ class Library:
         from engine.answer import compose_answer
 
         result = self.search(question, mode="full", filters=filters, exclude=exclude)
-        return compose_answer(question, result, self, self.config, self.eligibility(filters))
+        return self._flag_changed(compose_answer(question, result, self, self.config, self.eligibility(filters)))
 
     def answer(self, result: SearchResult, filters: FilterConfig | None = None):
         """The cited answer continuing from a ``search(mode="full")`` result (searched with the
         same ``filters``): a UI that already shows the hits does not search twice."""
         from engine.answer import compose_answer
 
-        return compose_answer(result.question, result, self, self.config, self.eligibility(filters))
+        return self._flag_changed(compose_answer(result.question, result, self, self.config,
+                                                 self.eligibility(filters)))
+
+    def _flag_changed(self, answer: Any) -> Any:
+        """Mark the citations whose source file no longer matches what was indexed, and say so:
+        the quoted text may no longer be what the manual says."""
+        changed = {c.path for c in (*answer.citations, *answer.to_consult) if self.source_changed(c.path)}
+        if not changed:
+            return answer
+        mark = lambda cs: tuple(replace(c, changed=c.path in changed) for c in cs)  # noqa: E731
+        note = (f"changed since indexing: {', '.join(sorted(changed))}; run `fieldqa index {self.root}` "
+                "before relying on these quotes")
+        return replace(answer, citations=mark(answer.citations), to_consult=mark(answer.to_consult),
+                       notes=answer.notes + (note,))
+
+    def source_changed(self, path: str) -> bool:
+        """Does the file at ``path`` (relative to the library) differ from the indexed bytes?
+        Files are hashed once per (size, mtime); a vanished file counts as changed."""
+        recorded = self._snap.doc_sha.get(path)
+        if recorded is None:
+            return False
+        try:
+            st = (self.root / path).stat()
+        except OSError:
+            return True
+        key = (path, st.st_size, st.st_mtime_ns)
+        sha = self._file_shas.get(key)
+        if sha is None:
+            try:
+                sha = hashlib.sha256((self.root / path).read_bytes()).hexdigest()
+            except OSError:
+                return True
+            self._file_shas[key] = sha
+        return sha != recorded
 
     def answerability_model(self) -> Any:
         """The learned answerability model (engine.answerability) fitted for this embedder, or

@@ -55,12 +55,17 @@ def conflict_text(c: Conflict) -> str:
     return f"{c.subject}: " + "; ".join(side_text(s) for s in c.sides)
 
 
+CHANGED_NOTE = "changed since indexing: re-index"
+
+
 def citation_line(c: Citation) -> str:
     heading = " > ".join(c.heading_path)
     parts = [c.title or c.doc_id, f"version {c.version}", _when(c.date), c.status]
     if heading:
         parts.append(heading)
     parts.append(c.location)
+    if c.changed:
+        parts.append(CHANGED_NOTE)
     return " — ".join(parts)
 
 
@@ -153,7 +158,7 @@ def citation_to_dict(c: Citation) -> dict[str, Any]:
         "n": c.n, "chunk_id": c.chunk_id, "doc_id": c.doc_id, "title": c.title, "version": c.version,
         "date": c.date.isoformat() if c.date else None, "status": c.status,
         "heading_path": list(c.heading_path), "path": c.path, "line": c.start_line,
-        "end_line": c.end_line, "page": c.page, "location": c.location,
+        "end_line": c.end_line, "page": c.page, "location": c.location, "changed": c.changed,
     }
 
 

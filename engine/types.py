@@ -212,6 +212,7 @@ class Citation:
     start_line: int
     end_line: int
     page: int | None = None
+    changed: bool = False  # the source file changed (or vanished) since it was indexed
 
     @property
     def location(self) -> str:

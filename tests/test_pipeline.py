@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from engine.config import FilterConfig
+from engine.config import Config, FilterConfig
 from engine.pipeline import BuildCancelled, BuildProgress, HashEmbedder
 
 DOCS = {
@@ -370,3 +370,22 @@ def test_answer_continues_from_a_search_result_without_searching_again(lib, monk
     monkeypatch.setattr(lib, "search", lambda *a, **k: calls.append(a) or result)
     a = lib.answer(result)
     assert calls == [] and a.question == "green button" and a.trace is result.trace
+
+
+def test_a_cited_file_edited_after_indexing_is_flagged(tmp_path, open_library, write_library):
+    from engine.render import answer_to_dict, render_text
+
+    cfg = Config().replace(**{"models.dir": str(tmp_path / "m"), "answer.abstain_threshold": -1.0})
+    root = write_library(tmp_path / "lib", {"pump.md": "# Pump\n\n## Impeller nut\n\nTighten to 38 N·m.\n"})
+    lib = open_library(root, config=cfg)
+    lib.build()
+    a = lib.ask("impeller nut torque")
+    assert a.citations and not any(c.changed for c in a.citations)
+    (root / "pump.md").write_text("# Pump\n\n## Impeller nut\n\nTighten to 40 N·m.\n")
+    a = lib.ask("impeller nut torque")
+    assert a.citations[0].changed and "38" in a.claims[0].text
+    assert "changed since indexing" in render_text(a)
+    assert answer_to_dict(a)["citations"][0]["changed"] is True
+    assert any("fieldqa index" in n for n in a.notes)
+    (root / "pump.md").unlink()
+    assert lib.ask("impeller nut torque").citations[0].changed  # a vanished file too

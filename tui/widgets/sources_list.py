@@ -33,6 +33,7 @@ def citation_prompt(c: Citation) -> Content:
         (visible(c.title), "bold"),
         f"  v{visible(c.version)} · {date} · ",
         (c.status, "bold" if c.status == "active" else "italic"),
+        ("  ⚠ changed since indexing: re-index" if c.changed else "", "bold reverse"),
         f"\n    {visible(second)}",
     )
 
