@@ -18,7 +18,7 @@ from datetime import date as Date
 from typing import Any
 
 from engine.safety import terminal_safe
-from engine.types import Answer, Citation, Conflict, ConflictSide, Trace
+from engine.types import Answer, Citation, Claim, Conflict, ConflictSide, Trace
 
 __all__ = [
     "answer_to_dict", "citation_to_dict", "markdown_escape", "render_markdown", "render_text",
@@ -58,6 +58,28 @@ def conflict_text(c: Conflict) -> str:
 CHANGED_NOTE = "changed since indexing: re-index"
 
 
+def _cells(row: str) -> list[str]:
+    row = row.strip()
+    if row.startswith("|"):
+        row = row[1:]
+    if row.endswith("|"):
+        row = row[:-1]
+    return [c.strip() for c in row.split("|")]
+
+
+def claim_display(cl: Claim) -> str:
+    """A claim as shown: verbatim, except a table row with its header, whose cells are shown
+    with their columns ("Impeller nut — Size: M16 · Torque (N·m): 38"). ``cl.text`` itself stays
+    the verbatim span it cites."""
+    if not cl.header or not cl.text.lstrip().startswith("|"):
+        return cl.text
+    head, cells = _cells(cl.header), _cells(cl.text)
+    if len(head) != len(cells) or len(cells) < 2:
+        return cl.text
+    pairs = [f"{h}: {v}" if h else v for h, v in zip(head[1:], cells[1:]) if v]
+    return f"{cells[0]} — " + " · ".join(pairs)
+
+
 def citation_line(c: Citation) -> str:
     heading = " > ".join(c.heading_path)
     parts = [c.title or c.doc_id, f"version {c.version}", _when(c.date), c.status]
@@ -82,9 +104,11 @@ def render_text(answer: Answer, *, trace: bool = False) -> str:
                 lines.append(f"  - {s(citation_line(c), keep_newlines=False)}")
     else:
         for cl in answer.claims:
-            text = s(cl.text, keep_newlines=False)
+            text = s(claim_display(cl), keep_newlines=False)
             if cl.flagged:
                 lines.append(f'  (quoted, not followed: {cl.flagged}) "{text}" [{cl.citation}]')
+            elif cl.safety:
+                lines.append(f"  SAFETY: {text} [{cl.citation}]")
             elif cl.is_condition:
                 lines.append(f"  ! {text} [{cl.citation}]")
             else:
@@ -128,9 +152,11 @@ def render_markdown(answer: Answer) -> str:
             out += [f"- {e(citation_line(c))}" for c in answer.to_consult]
     else:
         for cl in answer.claims:
-            text = e(cl.text)
+            text = e(claim_display(cl))
             if cl.flagged:
                 out.append(f"- *Quoted, not followed ({e(cl.flagged)}):* “{text}”[^{cl.citation}]")
+            elif cl.safety:
+                out.append(f"- **Safety:** {text}[^{cl.citation}]")
             elif cl.is_condition:
                 out.append(f"- **Condition:** {text}[^{cl.citation}]")
             else:
@@ -170,7 +196,8 @@ def answer_to_dict(answer: Answer) -> dict[str, Any]:
         "answerability": None if answer.answerability is None else round(answer.answerability, 4),
         "claims": [
             {"text": c.text, "citation": c.citation, "char_start": c.char_start, "char_end": c.char_end,
-             "is_condition": c.is_condition, "flagged": c.flagged}
+             "is_condition": c.is_condition, "flagged": c.flagged, "safety": c.safety,
+             "header": c.header, "display": claim_display(c)}
             for c in answer.claims
         ],
         "citations": [citation_to_dict(c) for c in answer.citations],

@@ -231,6 +231,8 @@ class Claim:
     char_end: int
     is_condition: bool = False  # a warning or restriction attached to a claim
     flagged: str = ""  # e.g. "reads as an instruction to the system; shown as quoted evidence"
+    safety: bool = False  # a safety statement (warning, danger, caution...): marked, shown first
+    header: str = ""  # a table row's header row, verbatim, so its cells can be shown with their columns
 
 
 @dataclass(frozen=True, slots=True)

@@ -690,3 +690,55 @@ def test_answering_needs_only_the_answer_source_contract():
         a = compose_answer(q, lib.search(q, k=2), source, CONFIG)
         b = compose_answer(q, lib.search(q, k=2), lib, CONFIG)
         assert a == b and (a.claims or a.abstained)
+
+
+# --- answers shaped for the task (engine.answer.task) ---------------------------------------
+
+def test_procedural_questions_are_read_from_their_form():
+    from engine.answer.task import is_procedural
+
+    for q in ("How do I replace the battery?", "how to calibrate the probe", "Comment vidanger l'huile ?",
+              "Wie wechsle ich den Filter?", "¿Cómo calibro la sonda?", "배터리는 어떻게 교체하나요?",
+              "如何更换电池？", "電池の交換手順は？"):
+        assert is_procedural(q), q
+    for q in ("How often is the oil changed?", "How much oil goes in?", "Wie oft wird gewechselt?",
+              "What torque for the impeller nut?", "Wie viel Öl?"):
+        assert not is_procedural(q), q
+
+
+def test_a_how_to_answer_lists_the_whole_procedure_in_order():
+    lib = library()
+    a = ask(lib, "How do I replace the battery of the Vela VB-12?", k=2)
+    texts = [c.text for c in a.claims]
+    steps = [t for t in texts if t.startswith(("Undo the four", "Unplug the connector", "Connect the new"))]
+    assert len(steps) == 3 and steps == sorted(steps, key=texts.index)
+    assert texts.index(steps[0]) < texts.index(steps[1]) < texts.index(steps[2])
+    assert any("1.2 N·m" in t for t in texts)  # the next section the procedure points to
+    assert_verbatim(lib, a)
+
+
+def test_an_error_code_answer_brings_its_remedy():
+    codes = ("# Controller\n\n## Error codes\n\nERR_PV_OVERVOLT: the module voltage exceeded 100 V. "
+             "Disconnect the module breaker at once and reduce the modules in series.\n"
+             "ERR_BATT_TEMP: the battery is above 55 °C. Charging resumes by itself.\n")
+    lib = FakeLibrary({"c.md": (meta("c"), codes)})
+    a = ask(lib, "What does ERR_PV_OVERVOLT mean on the controller?", k=1)
+    texts = [c.text for c in a.claims]
+    assert any("exceeded 100 V" in t for t in texts)
+    assert any("Disconnect the module breaker" in t for t in texts)  # the remedy, same line
+    assert not any("Charging resumes" in t for t in texts)  # the next code's line stays out
+    assert_verbatim(lib, a)
+
+
+def test_table_rows_carry_their_header_and_safety_comes_first():
+    from engine.render import claim_display
+    from engine.types import Claim
+
+    row = Claim(text="| Impeller nut | M16 | 38 N·m | 45 N·m |", citation=1, char_start=0, char_end=1,
+                header="| Fastener | Size | HY-400 | HY-400S |")
+    assert claim_display(row) == "Impeller nut — Size: M16 · HY-400: 38 N·m · HY-400S: 45 N·m"
+    assert claim_display(Claim(text="plain", citation=1, char_start=0, char_end=5)) == "plain"
+    lib = FakeLibrary({"s.md": (meta("s"), "# Gen\n\n## Running\n\nRun the generator outdoors. "
+                                           "WARNING: exhaust gas contains carbon monoxide.\n")})
+    a = ask(lib, "Where can I run the generator?", k=1)
+    assert a.claims[0].safety and "carbon monoxide" in a.claims[0].text

@@ -114,3 +114,24 @@ def test_the_learned_answerability_is_in_force_with_the_built_models(lib, answer
     answers, s = answered
     assert all(a.answerability is not None for _q, a in answers)
     assert s["brier"] is not None and s["brier"] < 0.25, s
+
+
+def test_the_battery_procedure_is_whole_in_order_with_the_screw_torque(lib):
+    a = lib.ask("How do I replace the battery of the Vela VB-12?")
+    out = render_text(a)
+    steps = ["Remove the sensor from its bracket", "Undo the four cover screws", "Unplug the connector",
+             "Remove the old VB-BAT-3 pack", "Check that the date printed", "Connect the new pack",
+             "Wait until the LED flashes green"]
+    at = [out.find(s) for s in steps]
+    assert all(i >= 0 for i in at) and at == sorted(at), out
+    assert "1.2 N·m" in out
+
+
+def test_the_impeller_nut_answer_names_both_models_with_units(lib):
+    out = render_text(lib.ask("What torque for the impeller nut?"))
+    assert "HY-400 (manual): 38 N·m" in out and "HY-400S (this bulletin): 45 N·m" in out, out
+
+
+def test_an_error_code_comes_with_its_remedy(lib):
+    out = render_text(lib.ask("What should I do when the Haram HR-5 shows ERR_PV_OVERVOLT?"))
+    assert "ERR_PV_OVERVOLT" in out and "모듈 차단기를 분리" in out, out

@@ -10,8 +10,10 @@ from engine.answer.abstention import (
 from engine.answer.conditions import _conditions
 from engine.answer.scoring import Assessment, ScoredUnit, assess
 from engine.answer.selection import PASSAGE_MARGIN, _choose
+from engine.answer.task import code_remedies, is_procedural, is_safety, procedure_steps
 from engine.answer.versions import MetaCache, VersionConflicts, find_version_conflicts
 from engine.config import Config
+from engine.conflicts import table_header
 from engine.eligibility import Eligibility
 from engine.evidence import Unit, injection_reason, is_condition
 from engine.types import Answer, Chunk, Citation, Claim, DocumentMeta, SearchResult, StageStatus
@@ -50,6 +52,7 @@ def compose_answer(question: str, result: SearchResult, library, config: Config,
         return _abstention(question, result, library, config, a, verdict, notes)
     chosen = _choose(question, a, library, config)
     related = _conditions(a, chosen, question, library)
+    _add_task_units(question, chosen, a, library)
     meta = MetaCache(library)
     found = find_version_conflicts(a, chosen, library, rule, meta)
     claims, citations, numbers = _claims(result, chosen, related, found, meta)
@@ -84,6 +87,18 @@ def _assess_looking_past_context(question: str, result: SearchResult, library, c
                      f"(rank {', '.join(str(r) for c, r in typed)})")
         return b
     return a
+
+
+def _add_task_units(question: str, chosen: list[ScoredUnit], a: Assessment, library) -> None:
+    """A how-to question's whole procedure and a named error code's remedy join the claims
+    (engine.answer.task)."""
+    extra = procedure_steps(chosen, a, library) if is_procedural(question) else []
+    extra += code_remedies(question, chosen, a)
+    have = {(s.chunk.id, s.unit.order) for s in chosen}
+    for s in extra:
+        if (s.chunk.id, s.unit.order) not in have:
+            have.add((s.chunk.id, s.unit.order))
+            chosen.append(s)
 
 
 def _abstention(question: str, result: SearchResult, library, config: Config, a: Assessment,
@@ -140,8 +155,10 @@ def _claims(result: SearchResult, chosen: list[ScoredUnit], related: list[Scored
             citations.append(citation_for(numbers[c.id], c, meta(c)))
         return numbers[c.id]
 
+    ordered.sort(key=lambda e: not (is_safety(e[0].text) and not e[4]))  # stable: safety first
     claims = [Claim(text=u.text, citation=number(c), char_start=u.char_start, char_end=u.char_end,
-                    is_condition=cond, flagged=flag) for u, c, _, cond, flag in ordered]
+                    is_condition=cond, flagged=flag, safety=is_safety(u.text) and not flag,
+                    header=table_header(c, u)) for u, c, _, cond, flag in ordered]
     for _u, c, _r in found.used_units():
         if c.id in found.warning_only:
             number(c)

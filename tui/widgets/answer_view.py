@@ -7,6 +7,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
+from engine.render import claim_display
 from engine.types import Answer, Citation, SearchResult
 from tui.widgets.conflict_banner import ConflictBanner
 from tui.widgets.literal import visible
@@ -43,11 +44,14 @@ def answer_content(answer: Answer) -> Content:
             if claim.flagged:
                 parts.append(("• ⚠ quoted evidence: ", "bold"))
                 parts.append((f"“{visible(claim.text)}”", "italic"))
+            elif claim.safety:
+                parts.append(("⚠ SAFETY: ", "bold reverse"))
+                parts.append(visible(claim_display(claim)))
             elif claim.is_condition:
                 parts.append(("  ▲ condition: ", "bold"))
-                parts.append(visible(claim.text))
+                parts.append(visible(claim_display(claim)))
             else:
-                parts.append("• " + visible(claim.text))
+                parts.append("• " + visible(claim_display(claim)))
             parts.append((f" [{claim.citation}]", "bold"))
             if claim.flagged:
                 parts.append((f"\n    ⚠ {visible(claim.flagged)}", "dim"))

@@ -1,0 +1,86 @@
+"""Answers shaped for the task the question names.
+
+- A how-to question gets the procedure of the best section whole and in order: every list item
+  of that section (numbered or bulleted steps keep their values: torques, sizes), and those of
+  the next section when the section points forward to it ("the next section must be completed
+  first"). How-to is read from the question's form in each language ("how do I…", "comment…",
+  "wie…", "cómo…", "어떻게/방법", "如何/怎么", "どうやって/手順"), never from a list of questions;
+  "how often / how much / wie viel…" ask for a value, not a procedure.
+- A question naming an error code gets the code's meaning with its remedy: the units that
+  follow the one naming the code on the same line ("ERR_X: meaning. Remedy.").
+- Safety statements (warning, danger, caution and their equivalents) among the claims and
+  their conditions are marked, and shown first.
+"""
+
+from __future__ import annotations
+
+import re
+
+from engine.answer.scoring import Assessment, ScoredUnit, _unscored
+from engine.evidence import codes_in, refers_forward
+
+__all__ = ["MAX_STEPS", "is_procedural", "is_safety", "procedure_steps", "code_remedies"]
+
+MAX_STEPS = 15  # a longer list is a reference table, not a procedure to read out
+
+_PROCEDURAL = re.compile(
+    r"^\s*(?:how\s+(?!(?:often|much|many|long|far|big|high|old|hot|cold|fast|heavy|large|small)\b)"
+    r"(?:do|can|could|should|would|to|does|is|are)\b|what\s+are\s+the\s+steps|steps\s+to\b)"
+    r"|\bhow\s+to\b|\bprocedure\b"
+    r"|^\s*comment\b|\bétapes?\b|\bprocédure\b|\bmarche\s+à\s+suivre\b"
+    r"|^\s*wie\s+(?!(?:viel|viele|oft|lange|groß|hoch|schwer|weit|alt|warm|schnell)\b)|\banleitung\b|\bschritte\b"
+    r"|^\s*¿?\s*cómo\b|\bpasos\b|\bprocedimiento\b"
+    r"|어떻게|방법|절차|如何|怎么|怎样|步骤|どうやって|どのように|手順|方法",
+    re.IGNORECASE,
+)
+_SAFETY = re.compile(
+    r"(?<!\w)(?:warning|danger|caution|hazard|avertissement|attention|danger|vorsicht|achtung|gefahr|warnung|"
+    r"advertencia|peligro|precaución)(?!\w)|주의|경고|위험|警告|危险|危險|注意|危険",
+    re.IGNORECASE,
+)
+
+
+def is_procedural(question: str) -> bool:
+    """Does the question ask how to do something (a procedure), by its form?"""
+    return bool(_PROCEDURAL.search(question))
+
+
+def is_safety(text: str) -> bool:
+    """Does the unit state a safety warning (by its signal word)?"""
+    return bool(_SAFETY.search(text))
+
+
+def procedure_steps(chosen: list[ScoredUnit], a: Assessment, library) -> list[ScoredUnit]:
+    """The list items of the best claim's section, in document order (and of the next section
+    when that section points forward), ``MAX_STEPS`` at most; none when the section has none."""
+    best = next((s for s in chosen if not s.flagged), None)
+    if best is None:
+        return []
+    scored = {(s.chunk.id, s.unit.order): s for s in a.units}
+    chunks = [c for c in library.chunks_of(best.chunk.path) if c.section_id == best.chunk.section_id]
+    units = [scored.get((u.chunk.id, u.unit.order), u) for c in chunks for u in _unscored(c, best.rank)]
+    if any(refers_forward(u.unit.text) for u in units):
+        following = [c for c in library.chunks_of(best.chunk.path) if c.ordinal > max(x.ordinal for x in chunks)]
+        if following:
+            nxt = [c for c in following if c.section_id == following[0].section_id]
+            units += [scored.get((u.chunk.id, u.unit.order), u) for c in nxt for u in _unscored(c, best.rank)]
+    steps = [u for u in units if u.unit.kind == "list_item" and not u.flagged]
+    return steps if len(steps) <= MAX_STEPS else []
+
+
+def code_remedies(question: str, chosen: list[ScoredUnit], a: Assessment) -> list[ScoredUnit]:
+    """For each chosen unit naming a code the question names, the units after it on its line."""
+    named = codes_in(question)
+    if not named:
+        return []
+    by_chunk: dict[str, list[ScoredUnit]] = {}
+    for s in a.units:
+        by_chunk.setdefault(s.chunk.id, []).append(s)
+    out: list[ScoredUnit] = []
+    for s in chosen:
+        if not named & codes_in(s.unit.text):
+            continue
+        for o in sorted(by_chunk.get(s.chunk.id, []), key=lambda o: o.unit.order):
+            if o.unit.order > s.unit.order and o.unit.line == s.unit.line and not o.flagged:
+                out.append(o)
+    return out
