@@ -1,8 +1,10 @@
 """Golden-set evaluation: recall@k / MRR@10 per mode and family, losses per stage, timings.
 
 Questions file (the format of ``/work/shared/eval``): ``question<TAB>expected<TAB>family``,
-``expected`` = ``path:LINE`` targets joined by ``|``, or ``-`` (no passage answers it;
-such rows are excluded from recall).  ``#`` lines are comments.
+``expected`` = ``path:LINE`` targets joined by ``|`` (any one answers), a target group joined
+by ``&`` (all of them are needed: a question that needs two passages counts as found at the rank
+by which both are in the list, "joint coverage"), or ``-`` (no passage answers it; such rows are
+excluded from recall).  ``#`` lines are comments.
 
 Each question is searched once, with the largest mode asked for: a ``full`` search's
 trace holds the lexical, vector and fused lists too, and they are exactly what the
@@ -18,6 +20,8 @@ JSON shape (``evaluate()`` returns it, ``fieldqa eval --json`` prints it)::
      "modes": {MODE: {"recall@1": x, "recall@3": x, "recall@5": x, "recall@10": x, "mrr@10": x,
                       "by_family": {FAMILY: {same keys, "questions": n}}}
                | {"unavailable": "reason"}},
+     "pool_coverage": {"all" | FAMILY: {"questions": n, "coverage": x}},  # gold anywhere in the fused pool
+     "misses": [{"line", "question", "family", "rank", "pool_rank", "verdict", "stage"}],  # not at rank 1
      "losses": {STAGE: count},            # full mode only; STAGE in engine.diagnose.LOSS_STAGES
                                           # plus "missed_by_lexical"/"missed_by_vector" (branch misses)
      "timings_ms": {STAGE: {"p50": x, "p95": x}},   # per trace stage, plus "total"
@@ -47,7 +51,8 @@ from engine.types import SearchResult
 if TYPE_CHECKING:
     from engine.pipeline import Library
 
-__all__ = ["Question", "EvalHook", "load_questions", "evaluate", "format_report", "KS", "MODE_STAGE"]
+__all__ = ["Question", "EvalHook", "load_questions", "evaluate", "format_misses", "format_report", "joint_rank",
+           "KS", "MODE_STAGE"]
 
 KS = (1, 3, 5, 10)
 MODE_STAGE = {"lexical": "lexical", "vector": "vector", "hybrid": "fused", "full": "context"}
@@ -59,6 +64,12 @@ class Question:
     targets: tuple[Target, ...]  # () = no passage answers it
     family: str
     line: int  # line in the questions file
+    # alternatives (joined by "|"), each a group of targets that are all needed (joined by "&");
+    # () means one group per target (any one target answers)
+    groups: tuple[tuple[Target, ...], ...] = ()
+
+    def alternatives(self) -> tuple[tuple[Target, ...], ...]:
+        return self.groups or tuple((t,) for t in self.targets)
 
 
 class EvalHook(Protocol):
@@ -77,8 +88,10 @@ def load_questions(path: Path, limit: int | None = None) -> list[Question]:
             raise ValueError(f"{path}:{n}: expected question<TAB>expected<TAB>family")
         text, expected = parts[0], parts[1].strip()
         family = parts[2].strip() if len(parts) > 2 else ""
-        targets = () if expected == "-" else tuple(parse_target(t) for t in expected.split("|"))
-        out.append(Question(text, targets, family, n))
+        groups = () if expected == "-" else tuple(
+            tuple(parse_target(t) for t in alt.split("&")) for alt in expected.split("|"))
+        targets = tuple(t for g in groups for t in g)
+        out.append(Question(text, targets, family, n, groups if any(len(g) > 1 for g in groups) else ()))
         if limit is not None and len(out) >= limit:
             break
     return out
@@ -99,6 +112,31 @@ def _metrics(ranks: Sequence[int | None]) -> dict[str, float]:
         out[f"recall@{k}"] = round(sum(1 for r in ranks if r is not None and r <= k) / n, 4) if n else 0.0
     out["mrr@10"] = round(sum(1.0 / r for r in ranks if r is not None and r <= 10) / n, 4) if n else 0.0
     return out
+
+
+def joint_rank(stage, groups: Sequence[Sequence[set[str]]]) -> int | None:
+    """The rank by which a question is answered: for each alternative, the rank by which every
+    one of its targets has a hit (its worst target's best rank); the best alternative's."""
+    if stage is None:
+        return None
+    best: int | None = None
+    for group in groups:
+        worst = 0
+        for ids in group:
+            r = next((x.rank for x in stage.ranked if x.chunk_id in ids), None)
+            if r is None:
+                worst = None
+                break
+            worst = max(worst, r)
+        if worst is not None and (best is None or worst < best):
+            best = worst
+    return best
+
+
+def _coverage(ranks: Sequence[int | None]) -> dict[str, float | int]:
+    """Share of questions whose gold is anywhere in the candidate pool (the fused window)."""
+    return {"questions": len(ranks), "coverage": round(sum(r is not None for r in ranks) / len(ranks), 4)
+            if ranks else 0.0}
 
 
 def _pct(values: Sequence[float]) -> dict[str, float]:
@@ -124,6 +162,8 @@ def evaluate(library: Library, questions: Sequence[Question], *, modes: Sequence
     fam_ranks: dict[str, dict[str, list[int | None]]] = {m: {} for m in runnable}
     losses = {s: 0 for s in LOSS_STAGES} | {"missed_by_lexical": 0, "missed_by_vector": 0}
     timings: dict[str, list[float]] = {}
+    pool_ranks: dict[str, list[int | None]] = {}  # per family: joint rank in the fused pool
+    misses: list[dict[str, Any]] = []
     top = _top_mode(runnable) if runnable else None
     known = {d.path for d in library.documents()}
     issues = {i.path: i for i in library.issues() if i.severity == "skipped"}
@@ -144,21 +184,25 @@ def evaluate(library: Library, questions: Sequence[Question], *, modes: Sequence
         if not q.targets:
             continue
         scored += 1
-        gold = resolver.hit_ids(q.targets)
+        groups = [[resolver.hit_ids([t]) for t in g] for g in q.alternatives()]
         for m in runnable:
-            stage = result.trace.stage(MODE_STAGE[m])
-            r = None
-            if stage is not None:
-                r = next((x.rank for x in stage.ranked if x.chunk_id in gold), None)
+            r = joint_rank(result.trace.stage(MODE_STAGE[m]), groups)
             ranks[m].append(r)
             fam_ranks[m].setdefault(q.family, []).append(r)
+        pool = result.trace.stage("fused") or result.trace.stage(MODE_STAGE[top])
+        pool_ranks.setdefault(q.family, []).append(joint_rank(pool, groups))
+        verdict, blamed = "", None
         if top == "full":
             dg = diagnose_result(library, result.trace, q.targets, filters=filters, resolver=resolver,
                                  known=known, issues=issues)
+            verdict, blamed = dg.verdict, dg.stage
             if dg.stage is not None:
                 losses[dg.stage] += 1
             for b in dg.branch_misses:
                 losses[f"missed_by_{b}"] += 1
+        if ranks[top][-1] != 1:
+            misses.append({"line": q.line, "question": q.text, "family": q.family, "rank": ranks[top][-1],
+                           "pool_rank": pool_ranks[q.family][-1], "verdict": verdict, "stage": blamed})
     if progress is not None:
         progress(len(questions), len(questions))
     out: dict[str, Any] = {"questions": len(questions), "scored": scored, "no_answer": len(questions) - scored,
@@ -171,6 +215,9 @@ def evaluate(library: Library, questions: Sequence[Question], *, modes: Sequence
         entry["by_family"] = {f: {**_metrics(r), "questions": len(r)} for f, r in sorted(fam_ranks[m].items())}
         out["modes"][m] = entry
     out["losses"] = losses if top == "full" else {}
+    pool = [r for rs in pool_ranks.values() for r in rs]
+    out["pool_coverage"] = {"all": _coverage(pool), **{f: _coverage(r) for f, r in sorted(pool_ranks.items())}}
+    out["misses"] = misses
     out["timings_ms"] = {s: _pct(v) for s, v in timings.items()}
     out["reranker"] = library.reranker_status
     for h in hooks:
@@ -193,6 +240,10 @@ def format_report(report: dict[str, Any]) -> str:
         for fam, n, v in rows:
             lines.append(f"{mode:<8} {fam:<10} {n:>5} " + " ".join(f"{v[f'recall@{k}']:>6.3f}" for k in KS)
                          + f" {v['mrr@10']:>7.3f}")
+    if report.get("pool_coverage"):
+        cov = report["pool_coverage"]
+        lines += ["", "gold in the fused pool (coverage at the pool depth): "
+                  + ", ".join(f"{f} {v['coverage']:.3f}" for f, v in cov.items())]
     if report.get("answers"):
         lines += ["", format_answers(report["answers"])]
     if report.get("losses"):
@@ -216,4 +267,17 @@ def format_answers(a: dict[str, Any]) -> str:
     for fam, v in rows:
         lines.append(f"{fam:<14} {v['questions']:>4} " + " ".join(fmt(v.get(k)) for _, k in cols))
     lines.append(f"claims outside their span: {a.get('claims_outside_span', 0)}")
+    return "\n".join(lines)
+
+
+def format_misses(report: dict[str, Any]) -> str:
+    """``fieldqa eval --misses``: every scored question not answered at rank 1, with its rank in
+    the final list and in the fused pool, and the stage the trace blames."""
+    rows = report.get("misses", [])
+    lines = [f"misses: {len(rows)} of {report['scored']} scored questions not at rank 1"]
+    for m in rows:
+        rank = m["rank"] if m["rank"] is not None else "-"
+        pool = m["pool_rank"] if m["pool_rank"] is not None else "-"
+        why = f" — {m['verdict']}" if m.get("verdict") else ""
+        lines.append(f"  line {m['line']:>4} [{m['family']}] rank {rank}, pool {pool}{why}: {m['question']}")
     return "\n".join(lines)

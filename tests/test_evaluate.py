@@ -140,3 +140,33 @@ def test_classify_each_stage():
         == "cut by the final window"
     assert classify(full(["g"], ["g"], ["g"], ["g", "a"], ["a"]), gold, gold).verdict \
         == "dropped by context assembly"
+
+
+def test_joint_coverage_needs_every_target_of_a_group():
+    from engine.evaluate import joint_rank
+
+    stage = Stage("fused", tuple(Ranked(c, i, 1.0) for i, c in enumerate(["a", "x", "b", "y", "c"], 1)), 50, 0.0)
+    assert joint_rank(stage, [[{"a"}], [{"b"}]]) == 1  # either target answers: the best one
+    assert joint_rank(stage, [[{"a"}, {"b"}]]) == 3  # both needed: found once the second is
+    assert joint_rank(stage, [[{"a"}, {"zz"}]]) is None  # one never found: the group is not
+    assert joint_rank(stage, [[{"a"}, {"c"}], [{"b"}]]) == 3  # the best alternative
+
+
+def test_ampersand_targets_and_misses_in_the_report(tmp_path, write_library, open_library):
+    from engine.evaluate import evaluate, format_misses, load_questions
+
+    root = write_library(tmp_path / "lib", {
+        "a.md": "# Pump\n\n## Seal\n\nReplace the seal every 500 h.\n\n## Oil\n\nUse BR-OIL 46 oil.\n"})
+    lib = open_library(root)
+    lib.build()
+    qf = tmp_path / "q.tsv"
+    qf.write_text("seal and oil\ta.md:3&a.md:7\tjoint\nseal\ta.md:3\tone\nwhere is the moon\t-\tnone\n")
+    qs = load_questions(qf)
+    assert len(qs[0].alternatives()) == 1 and len(qs[0].alternatives()[0]) == 2
+    assert qs[1].alternatives() == ((qs[1].targets[0],),)
+    report = evaluate(lib, qs, modes=("lexical", "vector", "hybrid"))
+    assert report["pool_coverage"]["all"]["coverage"] == 1.0
+    hybrid = report["modes"]["hybrid"]
+    assert hybrid["by_family"]["joint"]["recall@1"] == 0.0 and hybrid["by_family"]["joint"]["recall@3"] == 1.0
+    assert [m["family"] for m in report["misses"]] == ["joint"] and report["misses"][0]["rank"] == 2
+    assert "rank 2" in format_misses(report)

@@ -39,8 +39,6 @@ from engine.types import Chunk, SearchResult
 # past the final context for a missing attribute). Recalibrate the threshold when a reranker
 # that separates them exists.
 CALIBRATED_THRESHOLD = 0.83
-
-
 # passages past the final context that may be added when they give an attribute asked for
 # (engine.answertype) that the context lacks; looked for within the reranker's input window
 MAX_TYPED_EXTRA = 2

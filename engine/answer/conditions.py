@@ -8,11 +8,7 @@ from engine.evidence import refers_forward
 from engine.types import Chunk
 
 NEAR_UNITS = 2  # a condition travels when within this many units of a chosen one
-
-
 MAX_CONDITIONS = 4
-
-
 MAX_FORWARD_CONDITIONS = 2
 
 

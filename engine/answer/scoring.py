@@ -18,26 +18,12 @@ from engine.evidence import Unit, codes_in, injection_reason, is_condition, spli
 from engine.types import Chunk, SearchResult
 
 W_LEXICAL = 0.10  # × share of the question's words found in the unit (with its heading)
-
-
 W_CODE = 0.05  # per exact code / value shared with the question (2 at most)
-
-
 W_MISSING = 0.10  # the question names a code that no passage holds
-
-
 FLAG_PENALTY = 0.10  # instructions to the system are scored down
-
-
 W_OFF_DEVICE = 0.05  # the question names a model code; the unit's document is about others
-
-
 W_RANK = 0.04  # × 1/rank of the unit's passage in the final context
-
-
 W_TYPE = 0.05  # the unit gives an attribute the question asks for (engine.answertype)
-
-
 # units are embedded for the first passages of the context only (latency: ~50 ms a unit on a busy
 # 2-core CPU); on the samples every gold passage found sits within the first 5
 SCORED_PASSAGES = 5

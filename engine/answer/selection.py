@@ -14,21 +14,13 @@ from engine.config import Config
 from engine.evidence import terms
 
 MARGIN = 0.03  # claims: units within this of the best score
-
-
 # passages cited: gaps (best unit score − the gold passage's best unit score) on the answerable
 # sample questions whose gold passage is in the context but not first: 0.002–0.048 at
 # positions 1–3, 0.064 at position 4 and 0.083 / 0.09 (a paraphrase, a French version
 # question) for the runner-up passage
 PASSAGE_MARGIN = 0.065
-
-
 RUNNER_UP_MARGIN = 0.095
-
-
 MAX_PASSAGES = 4
-
-
 _COMPOUND = re.compile(
     r"\s*(?:,\s*)?\b(?:and|as well as|also|et|ainsi que|und|sowie)\b\s*|\s*(?:및|그리고|以及|和|并且|與|和)\s*|[;?？]\s*(?=\S)",
     re.IGNORECASE,

@@ -62,6 +62,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--limit", type=int, default=None, help="first N questions only")
     p.add_argument("--json", action="store_true")
     p.add_argument("--answers", action="store_true", help="also score the cited answers (engine.answer_eval)")
+    p.add_argument("--misses", action="store_true",
+                   help="list every question not answered at rank 1, with its ranks and the stage blamed")
     common_options(p)
     p.set_defaults(func=cmd_eval)
 
@@ -249,7 +251,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
 
 @_guarded
 def cmd_eval(args: argparse.Namespace) -> int:
-    from engine.evaluate import evaluate, format_report, load_questions
+    from engine.evaluate import evaluate, format_misses, format_report, load_questions
 
     cfg = _config(args)
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
@@ -275,6 +277,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         report = evaluate(lib, questions, modes=modes, hooks=hooks, progress=progress)
         bar.write("\r" + " " * 30 + "\r")
         print(json.dumps(report, ensure_ascii=False, indent=2) if args.json else format_report(report))
+        if args.misses and not args.json:
+            print("\n" + safe(format_misses(report)))
     finally:
         lib.close()
     return 0

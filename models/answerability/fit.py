@@ -5,6 +5,8 @@
     .venv/bin/python models/answerability/fit.py fit /tmp/ans-train.jsonl --write
     .venv/bin/python models/answerability/fit.py dump --out /tmp/ans-dev.jsonl --sets klipper-manuals:dev
     .venv/bin/python models/answerability/fit.py report /tmp/ans-dev.jsonl     # dev: report only
+    .venv/bin/python models/answerability/fit.py dump --out /tmp/multi.jsonl --sets multi-dev:all:150
+        # removed-gold "not in these documents" cases on the mixed-language dev set (report only)
 
 ``dump`` runs every question through the real pipeline (default config, rerank as configured)
 and writes one row per evidence set: the features (engine.answer.evidence_features) and the
@@ -80,7 +82,8 @@ def dump(args) -> int:
         lib = Library.open(corpus, config, args.index_root / name, repair=True)
         lib.build(rebuild=lib.generation is None)
         gold = GoldResolver(lib)
-        questions = load_questions(EVAL / name / f"questions.{split}.tsv")
+        qfile = EVAL / name / ("questions.tsv" if split == "all" else f"questions.{split}.tsv")
+        questions = load_questions(qfile)
         if limit is not None and len(questions) > limit:  # a seeded sample, file order kept
             keep = sorted(np.random.default_rng(7).choice(len(questions), limit, replace=False))
             questions = [questions[i] for i in keep]
