@@ -32,7 +32,7 @@ CountTokens = Callable[[str], int]
 
 # Recorded in each index manifest: bump it when the rules above change what chunks come out,
 # so an index built by older rules asks to be rebuilt instead of mixing two chunkings.
-CHUNKER_VERSION = "2"
+CHUNKER_VERSION = "3"  # 3: code cut between lines; CJK chapter lines in Markdown are headings
 
 _KIND: dict[str, ChunkKind] = {"table_row": "table", "code": "code", "list_item": "list",
                                "paragraph": "prose", "quote": "prose", "heading": "prose"}
@@ -96,6 +96,7 @@ class _Chunker:
         self.overlap = max(0, min(int(config.overlap_tokens), self.budget // 2))
         self.chunks: list[Chunk] = []
         self.section_id = ""
+        self._lines_kept: dict[tuple[int, int], bool] = {}
 
     # -- structure --------------------------------------------------------------
     def run(self, blocks: Sequence[Block]) -> list[Chunk]:
@@ -190,7 +191,10 @@ class _Chunker:
             if b.kind == "heading":
                 segs.append((b.char_start, b.char_end, self._tokens(b.char_start, b.char_end), True))
                 continue
-            for s, e in sentence_spans(self.text, b.char_start, b.char_end):
+            # code is cut between lines, prose between sentences
+            pieces = _line_spans(self.text, b.char_start, b.char_end) if b.kind == "code" \
+                else sentence_spans(self.text, b.char_start, b.char_end)
+            for s, e in pieces:
                 t = self._tokens(s, e)
                 if t <= self.budget:
                     segs.append((s, e, t, False))
@@ -244,11 +248,19 @@ class _Chunker:
         """Source line of ``offset`` inside one of ``blocks``."""
         for b in blocks:
             if b.char_start <= offset <= b.char_end if is_end else b.char_start <= offset < b.char_end:
-                span = self.text[b.char_start:b.char_end]
-                if span.count("\n") == b.end_line - b.start_line:  # block text keeps its lines
+                if self._keeps_lines(b):
                     return b.start_line + self.text.count("\n", b.char_start, max(b.char_start, offset - is_end))
                 return b.end_line if is_end else b.start_line
         return blocks[-1].end_line if is_end else blocks[0].start_line
+
+    def _keeps_lines(self, b: Block) -> bool:
+        """Does the block's text hold its source lines (so offsets map to lines by counting)?
+        Counted once per block: a long block is cut into many chunks."""
+        key = (b.char_start, b.char_end)
+        kept = self._lines_kept.get(key)
+        if kept is None:
+            kept = self._lines_kept[key] = self.text.count("\n", b.char_start, b.char_end) == b.end_line - b.start_line
+        return kept
 
     # -- output -----------------------------------------------------------------
     def _emit(self, start: int, end: int, blocks: list[Block], tokens: int, start_line: int,
@@ -292,6 +304,19 @@ class _Chunker:
             page=page,
             ordinal=len(self.chunks),
         ))
+
+
+def _line_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The non-blank lines of ``text[start:end]`` as spans (a code block cut between lines)."""
+    out = []
+    pos = start
+    while pos < end:
+        nl = text.find("\n", pos, end)
+        stop = end if nl == -1 else nl
+        if text[pos:stop].strip():
+            out.append((pos, stop))
+        pos = stop + 1
+    return out
 
 
 def _sections(blocks: Sequence[Block]) -> list[list[Block]]:

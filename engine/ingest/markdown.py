@@ -17,6 +17,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from engine.ingest.blocks import BlockBuilder, Parsed
+from engine.ingest.text import cjk_heading_level
 from engine.textutil import line_starts, strip_span
 
 _FRONT_END = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.M)
@@ -124,6 +125,7 @@ def parse_markdown(text: str) -> Parsed:
     header = ""
     caption = ""
     in_thead = False
+    title_level = 0  # level of the first '#' heading (0: none yet)
     i = 0
     while i < len(tokens):
         tok = tokens[i]
@@ -131,6 +133,7 @@ def parse_markdown(text: str) -> Parsed:
         if t == "heading_open" and tok.map:
             s, e, sl, el = span(tok.map)
             b.heading(int(tok.tag[1]), _inline_text(tokens[i + 1]), s, e, sl, el)
+            title_level = title_level or int(tok.tag[1])
             i += 3
             continue
         if t in ("bullet_list_open", "ordered_list_open"):
@@ -149,7 +152,11 @@ def parse_markdown(text: str) -> Parsed:
             containers.pop()
         elif t == "paragraph_open" and tok.map:
             s, e, sl, el = span(tok.map)
-            if containers and containers[-1][0] == "item":
+            level = cjk_heading_level(text[s:e]) if not containers and sl == el else 0
+            if level:  # "제1장 개요" / "1.1절 점검" / "第二节 …" standing alone: a heading, under
+                # the document's title when a '#' heading came first
+                b.heading(min(6, level + (1 if title_level == 1 else 0)), text[s:e].strip(), s, e, sl, el)
+            elif containers and containers[-1][0] == "item":
                 b.add("list_item", s, e, sl, el, level=list_depth, group=containers[-1][1])
             elif containers:
                 kind = "quote" if containers[-1][0] == "quote" else "paragraph"

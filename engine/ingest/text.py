@@ -1,7 +1,8 @@
 """Plain text -> blocks: blank-line paragraphs, lists, and the headings text manuals use.
 
 Headings recognised: numbered short lines (``1 Safety``, ``3. Maintenance``,
-``2.1 Torques``), Korean ``제1장 …`` / ``제2절 …``, Chinese ``第一章 …`` / ``第二节 …``,
+``2.1 Torques``), Korean ``제1장 …`` / ``제2절 …`` / ``1장 …`` / ``1.1절 …``, Chinese and Japanese
+``第一章 …`` / ``第二节 …`` / ``第3節 …``,
 and lines underlined with ``===`` (level 1) or ``---`` (level 2).
 ``Document.text`` is the file text itself.
 """
@@ -17,6 +18,9 @@ _NUM = "0-9一二三四五六七八九十百零〇两"
 _HEADINGS = (
     (re.compile(rf"^제\s*[{_NUM}]+\s*(?:장|편|부)(?:\s|$)"), 1),
     (re.compile(rf"^제\s*[{_NUM}]+\s*절(?:\s|$)"), 2),
+    (re.compile(r"^\d{1,3}\s*(?:장|편)(?:\s|$)"), 1),  # 1장 개요
+    (re.compile(r"^\d{1,3}(?:\.\d{1,3}){1,4}\s*절(?:\s|$)"), 2),  # 1.1절 점검
+    (re.compile(r"^\d{1,3}\s*절(?:\s|$)"), 2),  # 2절 …
     (re.compile(rf"^제\s*[{_NUM}]+\s*(?:관|조)(?:\s|$)"), 3),
     (re.compile(rf"^第\s*[{_NUM}]+\s*(?:章|篇|部分?)"), 1),
     (re.compile(rf"^第\s*[{_NUM}]+\s*(?:节|節)"), 2),
@@ -25,6 +29,18 @@ _HEADINGS = (
 _NUMBERED = re.compile(r"^(\d{1,3}(?:\.\d{1,3}){0,5})\.?\s+(\S.*)$")
 _UNDERLINE = re.compile(r"^\s*(=+|-+)\s*$")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*•+–]|\d{1,3}[.)]|[a-z][.)]|\(\d{1,3}\))\s+\S")
+
+
+def cjk_heading_level(line: str) -> int:
+    """Level of a Korean, Chinese or Japanese chapter/section line (제1장, 1.1절, 第2节, 第3章), else 0:
+    these mark headings wherever they stand alone, in a text file or a Markdown paragraph."""
+    s = line.strip()
+    if not s or len(s) > 60:
+        return 0
+    for pattern, level in _HEADINGS:
+        if pattern.match(s):
+            return level
+    return 0
 
 
 def heading_level(line: str) -> int:

@@ -129,3 +129,22 @@ def test_text_headings_numbered_and_underlined_and_lists(lib: Path) -> None:
     proc = next(c for c in chunks if "Lock out" in c.text)
     assert proc.kind == "list" and "2. Drain the casing." in proc.text
     assert line_text(lib / "n.txt", proc.start_line) == "Procedure"
+
+
+import pytest as _pytest  # noqa: E402
+
+
+@_pytest.mark.parametrize("line, level", [
+    ("제1장 개요", 1), ("제2절 오류 코드", 2), ("1장 개요", 1), ("1.1절 점검", 2), ("3절 보관", 2),
+    ("第一章 概述", 1), ("第二节 维护", 2), ("第3章 設置", 1), ("第4節 点検", 2),
+    ("1장은 중요하다고 생각합니다. 그래서 이 문장은 길게 이어지는 본문입니다.", 0),
+])
+def test_cjk_chapter_and_section_headings(line, level):
+    from engine.ingest.markdown import parse_markdown
+    from engine.ingest.text import cjk_heading_level, parse_text
+
+    assert cjk_heading_level(line) == level
+    for parse in (parse_text, parse_markdown):
+        blocks = parse(f"{line}\n\n본문 내용입니다.\n").blocks
+        heads = [b for b in blocks if b.kind == "heading"]
+        assert (len(heads) == 1 and heads[0].level == level) if level else not heads, (parse, blocks)
