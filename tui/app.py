@@ -7,7 +7,11 @@ messages, to the app or to the screen that asked.
 
 from __future__ import annotations
 
+import os
+import signal
+import sys
 import threading
+import time
 from pathlib import Path
 from typing import Sequence
 
@@ -344,8 +348,50 @@ class FieldQAApp(App[int]):
         self.theme = "textual-light" if self.current_theme.dark else "textual-dark"
 
 
+HANGUP_GRACE_S = 1.0  # after a hang-up, the app has this long to close cleanly before it is ended
+
+
+def end_on_hangup(app: App) -> None:
+    """SIGHUP (the terminal closed, an SSH link dropped) and SIGTERM end the app: it is asked to
+    exit (workers cancelled, index closed), and if the dead terminal blocks that, the process
+    ends after ``HANGUP_GRACE_S`` anyway: never a process spinning on a deleted terminal."""
+    def on_signal(signum: int, _frame) -> None:
+        timer = threading.Timer(HANGUP_GRACE_S, os._exit, args=(128 + signum,))
+        timer.daemon = True
+        timer.start()
+        try:
+            app.exit(return_code=128 + signum)
+        except Exception:  # noqa: BLE001 - the process must end whatever state the app is in
+            os._exit(128 + signum)
+
+    for sig in (signal.SIGHUP, signal.SIGTERM):
+        signal.signal(sig, on_signal)
+    watch_terminal(lambda: on_signal(signal.SIGHUP, None))
+
+
+def watch_terminal(on_lost, fd: int | None = None, every_s: float = 0.5) -> None:
+    """Call ``on_lost`` once the controlling terminal is gone even though no SIGHUP came (a pty
+    deleted under the app, a signal ignored somewhere): the terminal's foreground process group
+    can no longer be read. Nothing is watched when the app does not run on a terminal."""
+    fd = sys.__stdin__.fileno() if fd is None and sys.__stdin__ is not None else fd
+    if fd is None or not os.isatty(fd):
+        return
+
+    def watch() -> None:
+        while True:
+            time.sleep(every_s)
+            try:
+                os.tcgetpgrp(fd)
+            except OSError:
+                on_lost()
+                return
+
+    threading.Thread(target=watch, name="terminal-watch", daemon=True).start()
+
+
 def run_app(folder: Path, cfg: Config, index_dir: Path | None) -> int:
     """Open the TUI on `folder`; returns the process exit code."""
     app = FieldQAApp(library_opener(folder, cfg, index_dir), cfg, library_name=folder.name)
+    end_on_hangup(app)
     app.run()
     return int(app.return_code or 0)
