@@ -27,10 +27,8 @@ fusion (hits = fused window), ``full`` runs everything (hits = context).
 Threading: one writer (``build``) and any number of readers.  Readers work on an immutable
 snapshot of the current generation; ``build`` swaps it in after the SQLite switch.
 
-Test hook (documented, for subprocess tests that cannot inject an embedder):
-``FIELDQA_TEST_EMBEDDER=hash`` makes ``Library.open`` use ``HashEmbedder`` (character
-n-gram hashing, no model files) when no embedder is passed; ``FIELDQA_TEST_EMBED_DELAY_MS``
-adds a sleep per embedded passage.  Nothing else reads these variables.
+Tests inject a stand-in embedder (``tests/hash_embedder.py``); subprocess tests run the CLI
+through ``tests/fieldqa_hash.py``, which does the same. Nothing here reads the environment.
 """
 
 from __future__ import annotations
@@ -38,12 +36,9 @@ from __future__ import annotations
 import concurrent.futures
 import hashlib
 import json
-import os
-import re
 import shutil
 import threading
 import time
-import zlib
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -65,7 +60,7 @@ from engine.types import (
     Trace,
 )
 
-__all__ = ["Library", "BuildProgress", "BuildCancelled", "HashEmbedder", "Mode", "MODES", "EMBED_BATCH"]
+__all__ = ["Library", "BuildProgress", "BuildCancelled", "Mode", "MODES", "EMBED_BATCH"]
 
 Mode = Literal["lexical", "vector", "hybrid", "full"]
 MODES: tuple[str, ...] = ("lexical", "vector", "hybrid", "full")
@@ -84,54 +79,6 @@ class BuildProgress:
 
 class BuildCancelled(Exception):
     """The build was cancelled; the previous generation is still the current one."""
-
-
-class HashEmbedder:
-    """Deterministic stand-in embedder for tests: hashed character 3-grams of words.
-
-    Not a model: similar spellings give similar vectors, which is all the tests need.
-    """
-
-    model_id = "test-hash"
-    checksum = "test-hash-v1"
-    dim = 384
-
-    def __init__(self, delay_s: float = 0.0):
-        self.delay_s = delay_s
-        self.passage_calls = 0
-        self.passages_embedded = 0
-
-    def count_tokens(self, text: str) -> int:
-        return len(re.findall(r"\w+|[^\w\s]", text))
-
-    def _vec(self, text: str) -> np.ndarray:
-        v = np.zeros(self.dim, np.float32)
-        for word in re.findall(r"\w+", text.casefold()):
-            w = f"#{word}#"
-            for i in range(max(1, len(w) - 2)):
-                h = zlib.crc32(w[i:i + 3].encode())
-                v[h % self.dim] += 1.0 if (h >> 16) & 1 else -1.0
-        n = float(np.linalg.norm(v))
-        if n == 0:
-            v[0] = 1.0
-            n = 1.0
-        return v / n
-
-    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
-        return np.stack([self._vec(t) for t in texts]) if texts else np.zeros((0, self.dim), np.float32)
-
-    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
-        self.passage_calls += 1
-        self.passages_embedded += len(texts)
-        if self.delay_s:
-            time.sleep(self.delay_s * len(texts))
-        return self.embed_queries(texts)
-
-
-def _env_embedder() -> HashEmbedder | None:
-    if os.environ.get("FIELDQA_TEST_EMBEDDER") == "hash":
-        return HashEmbedder(float(os.environ.get("FIELDQA_TEST_EMBED_DELAY_MS", "0")) / 1000.0)
-    return None
 
 
 @dataclass(slots=True)
@@ -211,8 +158,6 @@ class Library:
         """
         root = Path(root)
         index_dir = Path(index_dir) if index_dir is not None else config.index_dir_for(root)
-        if embedder is None:
-            embedder = _env_embedder()
         if embedder is None:
             from engine.models import Embedder
 

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from engine.config import Config
-from engine.pipeline import HashEmbedder, Library
+from engine.pipeline import Library
+from hash_embedder import HashEmbedder
 
 
 def _write_library(root: Path, files: dict[str, str]) -> Path:
@@ -27,6 +28,15 @@ def _write_library(root: Path, files: dict[str, str]) -> Path:
 def write_library():
     """``write_library(root, {relative path: text}) -> root``."""
     return _write_library
+
+
+@pytest.fixture
+def hash_cli(monkeypatch):
+    """The CLI, run in this process, builds the test embedder instead of loading model files
+    (subprocess tests run ``tests/fieldqa_hash.py`` for the same)."""
+    import engine.models
+
+    monkeypatch.setattr(engine.models, "Embedder", lambda *a, **k: HashEmbedder())
 
 
 @pytest.fixture

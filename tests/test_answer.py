@@ -641,7 +641,7 @@ def test_a_value_past_the_context_that_is_not_about_the_question_does_not_count(
 
 def test_unit_vector_cache_survives_eviction_within_one_call_and_keys_by_model():
     from engine.answer import _VectorCache
-    from engine.pipeline import HashEmbedder
+    from hash_embedder import HashEmbedder
 
     cache = _VectorCache(size=3)
     emb = HashEmbedder()

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from engine.config import Config, FilterConfig
 from engine.eligibility import Eligibility
-from engine.pipeline import HashEmbedder, Library
+from engine.pipeline import Library
+from hash_embedder import HashEmbedder
 
 PUMP = """---
 doc_id: pump

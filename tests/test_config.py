@@ -93,7 +93,7 @@ def test_a_closed_pipe_ends_quietly(tmp_path):
     assert "Traceback" not in run.stderr and "BrokenPipe" not in run.stderr, run.stderr
 
 
-def test_trace_exit_status_says_whether_the_expected_passage_made_it(tmp_path, write_library, capsys):
+def test_trace_exit_status_says_whether_the_expected_passage_made_it(tmp_path, write_library, capsys, hash_cli):
     from fieldqa.cli import main
 
     root = write_library(tmp_path / "lib", {
@@ -102,11 +102,6 @@ def test_trace_exit_status_says_whether_the_expected_passage_made_it(tmp_path, w
     cfg = tmp_path / "c.toml"
     cfg.write_text(f'[models]\ndir = "{tmp_path / "no-models"}"\n')
     common = ["--index", str(tmp_path / "idx"), "--config", str(cfg)]
-    import os
-    os.environ["FIELDQA_TEST_EMBEDDER"] = "hash"
-    try:
-        assert main(["index", str(root), *common]) == 0
-        assert main(["trace", "seal", str(root), "--expect", "a.md:3", *common]) == 0
-        assert main(["trace", "seal", str(root), "--expect", "old.md:6", *common]) == 3  # excluded
-    finally:
-        del os.environ["FIELDQA_TEST_EMBEDDER"]
+    assert main(["index", str(root), *common]) == 0
+    assert main(["trace", "seal", str(root), "--expect", "a.md:3", *common]) == 0
+    assert main(["trace", "seal", str(root), "--expect", "old.md:6", *common]) == 3  # excluded

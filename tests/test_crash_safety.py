@@ -1,8 +1,8 @@
 """A build killed with SIGKILL leaves the previous generation usable.
 
-The subprocess cannot take an injected embedder, so it uses the documented test hook
-``FIELDQA_TEST_EMBEDDER=hash`` (engine.pipeline), slowed down per passage so the kill
-lands in the middle of the embedding phase.
+The subprocess cannot take an injected embedder, so it runs the CLI through
+``tests/fieldqa_hash.py`` (the test embedder), slowed down per passage so the kill lands in the
+middle of the embedding phase.
 """
 
 from __future__ import annotations
@@ -16,16 +16,18 @@ import threading
 import time
 from pathlib import Path
 
-from engine.pipeline import HashEmbedder, Library
+from engine.pipeline import Library
+from hash_embedder import HashEmbedder
 
 REPO = Path(__file__).resolve().parent.parent
 
 
 def _start_index(root: Path, index: Path, tmp: Path) -> tuple[subprocess.Popen, list[bytes]]:
-    env = dict(os.environ, FIELDQA_TEST_EMBEDDER="hash", FIELDQA_TEST_EMBED_DELAY_MS="40",
+    env = dict(os.environ, FIELDQA_TEST_EMBED_DELAY_MS="40",
                XDG_CONFIG_HOME=str(tmp / "xdg-config"), XDG_DATA_HOME=str(tmp / "xdg-data"),
                PYTHONPATH=str(REPO))
-    proc = subprocess.Popen([sys.executable, "-m", "fieldqa", "index", str(root), "--index", str(index)],
+    proc = subprocess.Popen([sys.executable, str(REPO / "tests" / "fieldqa_hash.py"), "index", str(root),
+                             "--index", str(index)],
                             cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     err: list[bytes] = []
 

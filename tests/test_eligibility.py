@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from engine.config import Config, FilterConfig
 from engine.eligibility import Eligibility
-from engine.pipeline import MODES, HashEmbedder, Library
+from engine.pipeline import MODES, Library
+from hash_embedder import HashEmbedder
 from engine.types import DocumentMeta
 
 

@@ -7,7 +7,8 @@ import threading
 import pytest
 
 from engine.config import Config, FilterConfig
-from engine.pipeline import BuildCancelled, BuildProgress, HashEmbedder
+from engine.pipeline import BuildCancelled, BuildProgress
+from hash_embedder import HashEmbedder
 
 DOCS = {
     "pump.md": "# Pump P-100 manual\n\n## Priming\n\nOpen the bleed valve and fill the casing with water "
@@ -239,13 +240,12 @@ def test_context_keeps_the_final_window():
 # ---- command line output -------------------------------------------------------------------
 
 
-def test_cli_search_escapes_control_characters(tmp_path, write_library, capsys, monkeypatch):
+def test_cli_search_escapes_control_characters(tmp_path, write_library, capsys, monkeypatch, hash_cli):
     import argparse
 
     from fieldqa.commands import retrieval
 
     root = write_library(tmp_path / "lib", {"evil.md": "# Evil\n\n## Part\n\nPress \x1b[31mRED\x1b[0m now\u202e.\n"})
-    monkeypatch.setenv("FIELDQA_TEST_EMBEDDER", "hash")
     parser = argparse.ArgumentParser()
     retrieval.register(parser.add_subparsers())
     cfg = tmp_path / "config.toml"

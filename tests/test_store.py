@@ -8,7 +8,7 @@ import shutil
 import pytest
 
 from engine.errors import IndexCorrupt
-from engine.pipeline import HashEmbedder
+from hash_embedder import HashEmbedder
 from engine.store import DB_NAME, IndexMismatch, IndexStore
 
 DOCS = {
@@ -226,14 +226,14 @@ def test_a_concurrent_cli_index_is_refused_and_the_index_survives(built, tmp_pat
 
     from engine.store import WriterLock
 
-    code = ("import sys; from fieldqa.cli import main; sys.exit(main(['index', sys.argv[1], '--index', "
-            "sys.argv[2], '--config', sys.argv[3]]))")
+    from pathlib import Path
+
+    cli = Path(__file__).with_name("fieldqa_hash.py")  # the CLI with the test embedder
     cfg = tmp_path / "c.toml"
     cfg.write_text(f'[models]\ndir = "{tmp_path / "no-models"}"\n')
-    env = dict(os.environ, FIELDQA_TEST_EMBEDDER="hash")
     with WriterLock(built.store.dir):
-        run = subprocess.run([sys.executable, "-c", code, str(built.root), str(built.store.dir), str(cfg)],
-                             capture_output=True, text=True, env=env, timeout=120)
+        run = subprocess.run([sys.executable, str(cli), "index", str(built.root), "--index", str(built.store.dir),
+                              "--config", str(cfg)], capture_output=True, text=True, timeout=120)
     assert run.returncode == 4, run.stderr
     assert "another `fieldqa index`" in run.stderr and "Traceback" not in run.stderr
     assert built.search("green button").hits

@@ -12,7 +12,8 @@ import pytest
 from engine.config import Config, FilterConfig
 from engine.eligibility import Eligibility
 from engine.ingest import iter_library
-from engine.pipeline import HashEmbedder, Library
+from engine.pipeline import Library
+from hash_embedder import HashEmbedder
 
 GOOD = "# Pump\n\n## Impeller nut\n\nTighten the impeller nut to 38 N·m.\n"
 
