@@ -34,6 +34,7 @@ through ``tests/fieldqa_hash.py``, which does the same. Nothing here reads the e
 from __future__ import annotations
 
 import concurrent.futures
+import errno
 import hashlib
 import json
 import shutil
@@ -279,6 +280,9 @@ class Library:
             if cancel is not None and cancel.is_set():
                 raise BuildCancelled("build cancelled; the previous index is unchanged")
 
+        if self.store.read_only:
+            raise OSError(errno.EROFS, f"the index at {self.store.dir} is on read-only media: it can be "
+                                       "searched, not rebuilt there")
         # one writer: threads of this process queue; another process is refused (IndexBusy)
         with self._build_lock, WriterLock(self.store.dir):
             return self._build_locked(report, check, rebuild)

@@ -24,6 +24,7 @@ message that names the rebuild command; callers print it, never a traceback.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -146,8 +147,10 @@ def _fsync_tree(root: Path) -> None:
 class IndexStore:
     """Thread-safe access to one index folder (one connection guarded by a lock)."""
 
-    def __init__(self, index_dir: Path, conn: sqlite3.Connection, library: Path | None):
+    def __init__(self, index_dir: Path, conn: sqlite3.Connection, library: Path | None,
+                 read_only: bool = False):
         self.dir = index_dir
+        self.read_only = read_only  # opened from read-only media: search works, building does not
         self._conn = conn
         self._lock = threading.RLock()
         self._library = library
@@ -179,7 +182,10 @@ class IndexStore:
                 raise IndexMismatch(f"index at {index_dir} has format {row[0]}, this version reads "
                                     f"{FORMAT_VERSION}: {hint}")
         except sqlite3.DatabaseError as e:
-            raise IndexCorrupt(f"index database {db} is unreadable ({e}): {hint}") from e
+            err = sqlite_error(e, db, library)
+            if isinstance(err, OSError) and err.errno in (errno.EROFS, errno.EACCES) and not create:
+                return cls(index_dir, _connect_read_only(db, library), library, read_only=True)
+            raise err from e
         return cls(index_dir, conn, library)
 
     @staticmethod
@@ -202,8 +208,7 @@ class IndexStore:
             with self._lock:
                 return self._conn.execute(sql, params).fetchall()
         except sqlite3.DatabaseError as e:
-            raise IndexCorrupt(f"index database {self.dir / DB_NAME} is unreadable ({e}): "
-                               f"{rebuild_hint(self._library)}") from e
+            raise sqlite_error(e, self.dir / DB_NAME, self._library) from e
 
     # ---- generations -----------------------------------------------------------------
 
@@ -305,8 +310,11 @@ class IndexStore:
                 # the cache keeps only texts some chunk still has (any model)
                 c.execute("DELETE FROM embeddings WHERE text_sha NOT IN (SELECT text_sha FROM chunks)")
                 c.execute("COMMIT")
-            except BaseException:
-                c.execute("ROLLBACK")
+            except BaseException as e:
+                if c.in_transaction:  # a failed BEGIN leaves none: the real error must surface
+                    c.execute("ROLLBACK")
+                if isinstance(e, sqlite3.DatabaseError):
+                    raise sqlite_error(e, self.dir / DB_NAME, self._library) from e
                 raise
 
     def get_info(self, key: str) -> str | None:
@@ -402,6 +410,39 @@ class IndexStore:
 
     def embedding_count(self) -> int:
         return self._q("SELECT COUNT(*) FROM embeddings")[0][0]
+
+
+def _connect_read_only(db: Path, library: Path | None) -> sqlite3.Connection:
+    """The database of an index on read-only media (a DVD, a write-protected stick): opened
+    immutable, with no journal to create and no lock to take."""
+    try:
+        conn = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro&immutable=1", uri=True,
+                               check_same_thread=False, isolation_level=None)
+        row = conn.execute("SELECT value FROM info WHERE key='format'").fetchone()
+    except sqlite3.DatabaseError as e:
+        raise sqlite_error(e, db, library) from e
+    if row is None or row[0] != str(FORMAT_VERSION):
+        raise IndexMismatch(f"index at {db.parent} has format {row[0] if row else '?'}, this version reads "
+                            f"{FORMAT_VERSION}: {rebuild_hint(library)}")
+    return conn
+
+
+_SQLITE_ERRNO = (("disk is full", errno.ENOSPC), ("readonly", errno.EROFS), ("read-only", errno.EROFS),
+                 ("unable to open", errno.EACCES), ("disk i/o error", errno.EIO))
+
+
+def sqlite_error(e: sqlite3.DatabaseError, db: Path, library: Path | None) -> Exception:
+    """A SQLite error told apart: a full disk, read-only media, missing permission or an I/O
+    error is an ``OSError`` with its errno (the index may be intact: never rebuild for it), a
+    locked database is ``IndexBusy``, anything else means the file is damaged (``IndexCorrupt``,
+    naming the rebuild)."""
+    text = str(e).lower()
+    if "locked" in text or "busy" in text:
+        return IndexBusy(f"index database {db} is busy (another fieldqa is writing it); try again")
+    for words, code in _SQLITE_ERRNO:
+        if words in text:
+            return OSError(code, f"{e} ({db})")
+    return IndexCorrupt(f"index database {db} is unreadable ({e}): {rebuild_hint(library)}")
 
 
 class WriterLock:

@@ -34,7 +34,9 @@ EXIT_CODES = """exit status:
   0  done (an answer, results, an index)
   2  usage or input error: a missing folder, an empty or non-UTF-8 question, a broken index
   3  no answer: "not found in these documents" (ask), or the expected passage was not found (trace)
-  4  another process is indexing this library"""
+  4  another process is indexing this library
+  5  the disk is full or failed while writing (the previous index is unchanged)
+  6  read-only media or no permission (an index on read-only media can still be searched)"""
 
 
 def build_parser() -> argparse.ArgumentParser:

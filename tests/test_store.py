@@ -237,3 +237,68 @@ def test_a_concurrent_cli_index_is_refused_and_the_index_survives(built, tmp_pat
     assert run.returncode == 4, run.stderr
     assert "another `fieldqa index`" in run.stderr and "Traceback" not in run.stderr
     assert built.search("green button").hits
+
+
+def test_disk_full_during_a_build_keeps_the_previous_index_and_says_so(built, open_library, monkeypatch, capsys):
+    import errno
+
+    from engine.vectors import VectorIndex
+
+    before = [h.chunk.id for h in built.search("green button").hits]
+    (built.root / "new.md").write_text("# New\n\n## Part\n\nA new manual arrives.\n")
+
+    def full(self, *a, **k):
+        raise OSError(errno.ENOSPC, "No space left on device", str(built.store.dir))
+
+    monkeypatch.setattr(VectorIndex, "save", full)
+    with pytest.raises(OSError) as e:
+        built.build()
+    assert e.value.errno == errno.ENOSPC and not isinstance(e.value, IndexCorrupt)
+    gens = [p.name for p in built.store.dir.iterdir() if p.name.startswith("gen-")]
+    assert gens == [built.store.current().dir.name]  # the half-written generation is gone
+    assert [h.chunk.id for h in built.search("green button").hits] == before
+    built.close()
+    again = open_library(built.root)  # reopens intact: nothing was deleted
+    assert [h.chunk.id for h in again.search("green button").hits] == before
+
+    from fieldqa.commands.retrieval import EXIT_WRITE, os_error_message
+    msg = os_error_message(e.value)
+    assert "no space left" in msg and "previous index is unchanged" in msg and EXIT_WRITE == 5
+
+
+def test_sqlite_errors_are_told_apart():
+    import errno
+    import sqlite3
+    from pathlib import Path
+
+    from engine.errors import IndexBusy
+    from engine.store import sqlite_error
+
+    db = Path("/x/index.sqlite")
+    assert sqlite_error(sqlite3.OperationalError("database or disk is full"), db, None).errno == errno.ENOSPC
+    assert sqlite_error(sqlite3.OperationalError("attempt to write a readonly database"), db, None).errno \
+        == errno.EROFS
+    assert sqlite_error(sqlite3.OperationalError("disk I/O error"), db, None).errno == errno.EIO
+    assert isinstance(sqlite_error(sqlite3.OperationalError("database is locked"), db, None), IndexBusy)
+    corrupt = sqlite_error(sqlite3.DatabaseError("file is not a database"), db, None)
+    assert isinstance(corrupt, IndexCorrupt) and "--rebuild" in str(corrupt)
+
+
+def test_an_index_on_read_only_media_is_searchable(built, open_library, monkeypatch):
+    import errno
+    import sqlite3
+
+    built.close()
+    real = sqlite3.connect
+
+    def read_only_media(*args, **kwargs):
+        if not kwargs.get("uri"):  # every writable open fails as on a write-protected medium
+            raise sqlite3.OperationalError("attempt to write a readonly database")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(sqlite3, "connect", read_only_media)
+    lib = open_library(built.root, create=False)
+    assert lib.store.read_only and lib.search("green button").hits
+    with pytest.raises(OSError) as e:
+        lib.build(rebuild=True)
+    assert e.value.errno == errno.EROFS

@@ -38,6 +38,7 @@ sequences are removed and control characters shown as ``\\xNN``.
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import sys
 from pathlib import Path
@@ -82,6 +83,11 @@ def ask(args: argparse.Namespace) -> int:
     except (IndexCorrupt, ModelError, FileNotFoundError) as e:
         print(f"fieldqa ask: {e}", file=sys.stderr)
         return 2
+    except OSError as e:
+        from fieldqa.commands.retrieval import EXIT_ACCESS, EXIT_WRITE, os_error_message
+
+        print(f"fieldqa ask: {os_error_message(e)}", file=sys.stderr)
+        return EXIT_ACCESS if e.errno in (errno.EROFS, errno.EACCES, errno.EPERM) else EXIT_WRITE
     with lib:
         if lib.generation is None:
             print(f"fieldqa ask: {folder} has no index yet: run `fieldqa index {folder}`", file=sys.stderr)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import json
 import sys
 import threading
@@ -95,6 +96,20 @@ def _library_path(args: argparse.Namespace, cfg: Config) -> Path | None:
 
 EXIT_NOT_FOUND = 3  # trace: the expected passage is not in the final list
 EXIT_BUSY = 4  # another process is writing the index
+EXIT_WRITE = 5  # the disk is full or failed while writing: the previous index is unchanged
+EXIT_ACCESS = 6  # read-only media or no permission
+
+
+def os_error_message(e: OSError) -> str:
+    """One line for a file-system error, saying what happened and that nothing was lost."""
+    where = f" ({e.filename})" if e.filename else ""
+    if e.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+        return (f"no space left on the device while writing the index{where}: free some space and run "
+                f"again; the previous index is unchanged and still answers ({e.strerror or e})")
+    if e.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        return (f"cannot write{where}: read-only media or no permission ({e.strerror or e}); an index "
+                "can be searched from read-only media, but not built there")
+    return f"input/output error{where}: {e.strerror or e}; the previous index is unchanged"
 
 
 def _fail(msg: str) -> int:
@@ -133,6 +148,9 @@ def _guarded(fn):
         except IndexBusy as e:
             print(f"fieldqa: {e}", file=sys.stderr)
             return EXIT_BUSY
+        except OSError as e:
+            print(f"fieldqa: {os_error_message(e)}", file=sys.stderr)
+            return EXIT_ACCESS if e.errno in (errno.EROFS, errno.EACCES, errno.EPERM) else EXIT_WRITE
         except (IndexCorrupt, ModelError, ValueError) as e:
             return _fail(str(e))
     run.__name__ = fn.__name__
