@@ -120,31 +120,14 @@ class AnswerConfig:
     to_consult: int = doc("Passages listed as 'to consult' when abstaining.", 3)
 
 
-DEFAULT_KEYMAP: dict[str, str] = {
-    "focus_question": "slash",
-    "open_trace": "t",
-    "open_library": "l",
-    "open_help": "question_mark,f1",
-    "back": "escape",
-    "open_citation": "enter",
-    "reindex": "r",
-    "quit": "ctrl+q",
-    "toggle_dark": "d",
-    "next_chunk": "n",
-    "prev_chunk": "p",
-    "parent_section": "u",
-    "copy_location": "c",
-    "mark_expected": "m",
-}
-
-
 @dataclass(frozen=True, slots=True)
 class TuiConfig:
     theme: str = doc("Textual theme name ('' = textual-dark; NO_COLOR is respected).", "")
     history_size: int = doc("Questions remembered in the input history.", 100)
     keymap: Mapping[str, str] = doc(
-        "Binding id -> comma-separated keys. Every binding of the TUI has an id.",
-        factory=lambda: dict(DEFAULT_KEYMAP),
+        "Binding id -> comma-separated keys, overriding the TUI's own keys (its help screen, F1, lists "
+        "every id); an unknown id is reported when the TUI starts.",
+        factory=dict,
     )
 
 
@@ -250,9 +233,7 @@ def _coerce(value: Any, target: Any, key: str) -> Any:
                 value = [value]
             return tuple(str(x) for x in value)
         if t.startswith("Mapping"):
-            merged = dict(DEFAULT_KEYMAP)
-            merged.update({str(k): str(v) for k, v in dict(value).items()})
-            return merged
+            return {str(k): str(v) for k, v in dict(value).items()}
     except (TypeError, ValueError) as e:
         raise ConfigError(f"{key}: cannot use {value!r} as {t}") from e
     return value

@@ -41,6 +41,7 @@ from tui.screens.help import HelpScreen
 from tui.screens.library import LibraryScreen
 from tui.screens.trace import TraceScreen
 from tui.screens.viewer import ViewerScreen
+from tui.state import default_state_path, load_state, save_state
 from tui.widgets.build_status import BuildStatus
 from tui.widgets.question_input import QuestionInput
 
@@ -68,6 +69,8 @@ class FieldQAApp(App[int]):
         Binding("l", "open_library", "Library", id="open_library"),
         Binding("question_mark,f1", "open_help", "Help", id="open_help"),
         Binding("d", "toggle_dark", "Light/dark", id="toggle_dark", show=False),
+        Binding("0", "reset_scope", "Reset scope", id="reset_scope", show=False),
+        Binding("ctrl+k", "clear_history", "Clear question history", id="clear_history", show=False),
     ]
 
     def __init__(
@@ -77,8 +80,11 @@ class FieldQAApp(App[int]):
         *,
         library_name: str = "",
         cursor_blink: bool = True,
+        state_path: Path | None = None,
     ) -> None:
         super().__init__()
+        self.state_path = state_path  # None: nothing is remembered between runs (tests)
+        self.ui_state = load_state(state_path)
         self.opener = opener
         self.config = config
         self.library_name = library_name
@@ -86,7 +92,7 @@ class FieldQAApp(App[int]):
         self.engine: EnginePort | None = None
         self.documents: Sequence[DocumentRow] = ()
         self.ingest_issues: tuple[IngestIssue, ...] = ()
-        self.filters: FilterConfig = config.filters
+        self.filters: FilterConfig = self.ui_state.filters or config.filters
         self.seq = 0  # number of the latest question; older results are dropped
         self.question = ""
         self.pending_question: str | None = None
@@ -94,7 +100,7 @@ class FieldQAApp(App[int]):
         self.last_answer = None
         self.building = False
         self.cancel_build = threading.Event()
-        self.theme = config.tui.theme or "textual-dark"
+        self.theme = self.ui_state.theme or config.tui.theme or "textual-dark"
         self.set_keymap(dict(config.tui.keymap))
 
     # ----------------------------------------------------------------- structure
@@ -119,6 +125,11 @@ class FieldQAApp(App[int]):
     def on_mount(self) -> None:
         self.push_screen(AskScreen())
         self.open_engine()
+        known = {info.id for info in self.binding_catalogue()}
+        unknown = sorted(set(self.config.tui.keymap) - known)
+        if unknown:
+            self.notify(f"[tui.keymap] names no binding: {', '.join(unknown)} (F1 lists every id)",
+                        severity="warning", markup=False)
 
     def on_unmount(self) -> None:
         self.cancel_build.set()  # a running build stops at its next check; the old index stays
@@ -237,7 +248,9 @@ class FieldQAApp(App[int]):
 
     def show_ready(self) -> None:
         chunks = sum(d.chunks for d in self.documents)
-        self.set_status(f"ready · {len(self.documents)} documents · {chunks} chunks")
+        # the scope first: at 80 columns it is what must stay visible
+        self.set_status(f"{scope_text(self.filters)} · ready · {_count(len(self.documents), 'document')}"
+                        f" · {_count(chunks, 'chunk')}")
         if self.pending_question is not None and not self.building:
             question, self.pending_question = self.pending_question, None
             self.ask(question)
@@ -284,6 +297,7 @@ class FieldQAApp(App[int]):
     # ------------------------------------------------------------------ queries
 
     def ask(self, question: str) -> None:
+        self._remember(question)
         self.seq += 1
         self.question = question
         self.last_result = self.last_answer = None
@@ -309,6 +323,10 @@ class FieldQAApp(App[int]):
 
     def set_filters(self, filters: FilterConfig) -> None:
         self.filters = filters
+        self.ui_state.filters = filters
+        save_state(self.state_path, self.ui_state)
+        if self.documents and not self.building:
+            self.show_ready()
 
     # ------------------------------------------------------------------ actions
 
@@ -346,6 +364,47 @@ class FieldQAApp(App[int]):
 
     def action_toggle_dark(self) -> None:
         self.theme = "textual-light" if self.current_theme.dark else "textual-dark"
+        self.ui_state.theme = self.theme
+        save_state(self.state_path, self.ui_state)
+
+    def action_reset_scope(self) -> None:
+        """Back to the configured scope: every filter the user set is dropped."""
+        self.set_filters(self.config.filters)
+        self.notify(f"Scope reset: {scope_text(self.filters)}", markup=False)
+
+    def action_clear_history(self) -> None:
+        self.ui_state.history.clear()
+        save_state(self.state_path, self.ui_state)
+        for box in self.query(QuestionInput):
+            box.history.clear()
+        self.notify("Question history cleared.")
+
+    def _remember(self, question: str) -> None:
+        question = question.strip()
+        if not question:
+            return
+        history = self.ui_state.history
+        if question in history:
+            history.remove(question)
+        history.append(question)
+        del history[: -max(1, self.config.tui.history_size)]
+        save_state(self.state_path, self.ui_state)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def scope_text(f: FilterConfig) -> str:
+    """The active scope in a few words, for the status line: what a question can see."""
+    parts = []
+    if f.device_model:
+        parts.append(f"model {f.device_model}")
+    parts.append(f"team {','.join(f.teams)}" if f.teams else "no team")
+    if f.as_of:
+        parts.append(f"as of {f.as_of}")
+    parts.append("+superseded" if f.include_superseded else "current")
+    return "scope: " + ", ".join(parts)
 
 
 HANGUP_GRACE_S = 1.0  # after a hang-up, the app has this long to close cleanly before it is ended
@@ -391,7 +450,8 @@ def watch_terminal(on_lost, fd: int | None = None, every_s: float = 0.5) -> None
 
 def run_app(folder: Path, cfg: Config, index_dir: Path | None) -> int:
     """Open the TUI on `folder`; returns the process exit code."""
-    app = FieldQAApp(library_opener(folder, cfg, index_dir), cfg, library_name=folder.name)
+    app = FieldQAApp(library_opener(folder, cfg, index_dir), cfg, library_name=folder.name,
+                     state_path=default_state_path())
     end_on_hangup(app)
     app.run()
     return int(app.return_code or 0)

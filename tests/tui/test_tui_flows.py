@@ -345,8 +345,7 @@ async def test_help_lists_every_binding_with_id_and_description():
         table = app.screen.query_one(DataTable)
         assert table.row_count == len(catalogue)
         ids = {info.id for info in catalogue}
-        from engine.config import DEFAULT_KEYMAP
-        assert set(DEFAULT_KEYMAP) <= ids  # every configurable id exists
+        assert {"open_trace", "open_library", "reset_scope", "clear_history"} <= ids
 
 
 @pytest.mark.parametrize("query, screen", [("Library", LibraryScreen), ("Help", HelpScreen)])
@@ -383,3 +382,47 @@ async def test_no_color_is_respected(monkeypatch):
     fills = set(re.findall(r"fill: (#[0-9a-f]{6})", svg))
     fills.discard("#c5c8c6")  # the SVG window title, drawn by the screenshot template
     assert {f for f in fills if not f[1:3] == f[3:5] == f[5:7]} == set()  # greys only
+
+
+async def test_the_scope_is_shown_after_each_filter_change_and_resets_with_one_key():
+    from engine.config import FilterConfig
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        status = lambda: str(app.ask_screen.query_one("#status").render())  # noqa: E731
+        assert "scope: no team, current" in status()
+        app.set_filters(FilterConfig(device_model="HY-400S", teams=("red",), include_superseded=True))
+        await pilot.pause()
+        assert "scope: model HY-400S, team red, +superseded" in status()
+        app.ask_screen.query_one("#answer").focus()
+        await pilot.press("0")
+        await pilot.pause()
+        assert "scope: no team, current" in status() and app.filters == app.config.filters
+
+
+async def test_history_filters_and_theme_survive_a_restart(tmp_path):
+    from engine.config import FilterConfig
+    from tui.app import FieldQAApp
+    from tui.widgets.question_input import QuestionInput
+
+    state = tmp_path / "state.json"
+    engine = FakeEngine()
+    first = FieldQAApp(lambda: engine, Config(), library_name="samples", cursor_blink=False, state_path=state)
+    async with first.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        first.ask("lid torque")
+        await settle(pilot)
+        first.set_filters(FilterConfig(device_model="KX-7"))
+        first.action_toggle_dark()
+    second = FieldQAApp(lambda: engine, Config(), library_name="samples", cursor_blink=False, state_path=state)
+    async with second.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        box = second.ask_screen.query_one(QuestionInput)
+        box.focus()
+        await pilot.press("up")
+        assert box.value == "lid torque"
+        assert second.filters.device_model == "KX-7" and second.theme == "textual-light"
+        second.action_clear_history()
+    third = FieldQAApp(lambda: engine, Config(), library_name="samples", cursor_blink=False, state_path=state)
+    assert third.ui_state.history == []

@@ -32,6 +32,7 @@ class AskScreen(FieldQAScreen):
         yield Static("Loading models and index…", id="status", markup=False)
         yield QuestionInput(
             history_size=self.fq.config.tui.history_size,
+            history=self.fq.ui_state.history,
             placeholder="Ask a question about these manuals, then press enter",
             id="question",
         )

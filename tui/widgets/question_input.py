@@ -12,10 +12,10 @@ class QuestionInput(Input):
         Binding("down", "history_next", "Next question", id="history_next", show=False),
     ]
 
-    def __init__(self, history_size: int = 100, **kwargs) -> None:
+    def __init__(self, history_size: int = 100, history: list[str] | None = None, **kwargs) -> None:
         super().__init__(**kwargs)
         self.history_size = max(1, history_size)
-        self.history: list[str] = []
+        self.history: list[str] = list(history or [])[-self.history_size:]  # remembered from earlier runs
         self._cursor: int | None = None  # index into history while browsing
 
     def remember(self, question: str) -> None:
