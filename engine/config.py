@@ -124,6 +124,8 @@ class AnswerConfig:
 class TuiConfig:
     theme: str = doc("Textual theme name ('' = textual-dark; NO_COLOR is respected).", "")
     history_size: int = doc("Questions remembered in the input history.", 100)
+    export_dir: Path | None = doc(
+        "Folder for work-order exports from the TUI ('' = <user documents>/fieldqa-work-orders).", None)
     keymap: Mapping[str, str] = doc(
         "Binding id -> comma-separated keys, overriding the TUI's own keys (its help screen, F1, lists "
         "every id); an unknown id is reported when the TUI starts.",

@@ -25,17 +25,32 @@ __all__ = [
     "terminal_safe",
 ]
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~^])")
-_MD_LINE_START = re.compile(r"^(\s*)(\d+)([.)])", re.MULTILINE)
+_MD_INLINE = re.compile(r"([\\`*\[\]<>|~])")  # what CommonMark + GFM tables read inside a line
+_MD_LONE_UNDERSCORE = re.compile(r"(?<!\w)_|_(?!\w)")  # ERR_CACHE_STALE stays as written
+_MD_ENTITY = re.compile(r"&(?=#?\w+;)")
 
 
-def markdown_escape(text: str) -> str:
-    """Terminal-safe text with every Markdown-significant character backslash-escaped."""
+_MD_BLOCK_START = re.compile(r"^(\s*)(#|[-+=]|\d{1,9}(?=[.)]))")
+
+
+def markdown_escape(text: str, *, block_start: bool = False) -> str:
+    """Terminal-safe text on one line, with only the characters Markdown would interpret inside a
+    line escaped (emphasis, code, links, HTML, table cells, entities), so a manual's ``[bold]``,
+    ``|`` or ``*`` comes out as written while ``ERR_CACHE_STALE (firmware 1.3)`` stays readable.
+    ``block_start``: the text opens a block (a list item's content), where a leading ``#``, ``-``,
+    ``+``, ``=`` or ``1.`` would start a heading or a list, so that one mark is escaped too."""
     text = terminal_safe(text, keep_newlines=False)
-    text = _MD_SPECIAL.sub(r"\\\1", text)
-    text = text.replace("&", "&amp;")
-    text = re.sub(r"^(\s*)([-=])", r"\1\\\2", text)
-    return _MD_LINE_START.sub(r"\1\2\\\3", text)
+    text = _MD_INLINE.sub(r"\\\1", text)
+    text = _MD_LONE_UNDERSCORE.sub(r"\\_", text)
+    text = _MD_ENTITY.sub(r"\\&", text)
+    if block_start:
+        m = _MD_BLOCK_START.match(text)
+        if m and m.group(2)[0].isdigit():
+            end = m.end()
+            text = text[:end] + "\\" + text[end:]
+        elif m:
+            text = text[:m.start(2)] + "\\" + text[m.start(2):]
+    return text
 
 
 # --- plain text -----------------------------------------------------------------------
@@ -149,10 +164,10 @@ def render_markdown(answer: Answer) -> str:
         out.append("**Not found in these documents.**")
         if answer.to_consult:
             out += ["", "Closest passages to consult (these do not answer the question):", ""]
-            out += [f"- {e(citation_line(c))}" for c in answer.to_consult]
+            out += [f"- {e(citation_line(c), block_start=True)}" for c in answer.to_consult]
     else:
         for cl in answer.claims:
-            text = e(claim_display(cl))
+            text = e(claim_display(cl), block_start=True)
             if cl.flagged:
                 out.append(f"- *Quoted, not followed ({e(cl.flagged)}):* “{text}”[^{cl.citation}]")
             elif cl.safety:
@@ -162,14 +177,15 @@ def render_markdown(answer: Answer) -> str:
             else:
                 out.append(f"- {text}[^{cl.citation}]")
         if answer.conflicts:
+            titles = {c.n: c.title or c.doc_id for c in answer.citations}
             out += ["", "> **Warning: the sources disagree.**"]
             for c in answer.conflicts:
                 out.append(f"> - {e(c.subject)}: " + "; ".join(
-                    f"{e(s.doc_id)} version {e(s.version)} ({_when(s.date)}, {s.status}) says "
-                    f"{e(s.value)}[^{s.citation}]" for s in c.sides))
+                    f"{e(titles.get(s.citation, s.doc_id))} version {e(s.version)} ({_when(s.date)}, "
+                    f"{s.status}) says {e(s.value)}[^{s.citation}]" for s in c.sides))
         out.append("")
         for c in answer.citations:
-            out.append(f"[^{c.n}]: {e(citation_line(c))}")
+            out.append(f"[^{c.n}]: {e(citation_line(c), block_start=True)}")
     if answer.notes:
         out.append("")
         out += [f"*Note: {e(n)}*" for n in answer.notes]

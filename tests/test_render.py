@@ -56,10 +56,26 @@ def test_markdown_escapes_and_uses_footnotes():
     assert "\x1b" not in md
 
 
-def test_markdown_escape_line_start():
-    assert markdown_escape("# not a heading") == "\\# not a heading"
-    assert markdown_escape("1. not a list") == "1\\. not a list"
-    assert markdown_escape("- not a list") == "\\- not a list"
+def test_markdown_export_reads_back_as_written():
+    """Every claim of the export, read by a Markdown renderer, shows exactly its text: nothing is
+    interpreted, and nothing is over-escaped (ERR_CACHE_STALE, "version 1.3" stay as written)."""
+    import html
+    import re
+
+    from markdown_it import MarkdownIt
+
+    from engine.types import Answer, Citation, Claim
+
+    texts = ["ERR_CACHE_STALE (firmware 1.3) means the cache is stale", "# not a heading", "1. not a list",
+             "- not a list", "[bold]x[/bold] | a*b _c_ <b>bold</b> &amp; R&D", "version 1.3 of `code`"]
+    cite = Citation(1, "c", "d", "Title", "1.3", None, "active", (), "a.md", 1, 2)
+    a = Answer("q", tuple(Claim(t, 1, 0, len(t)) for t in texts), (cite,))
+    rendered = html.unescape(re.sub(r"<[^>]+>", "", MarkdownIt("commonmark").enable("table").render(
+        render_markdown(a))))
+    for t in texts:
+        assert t in rendered, (t, rendered)
+    assert "\\_" not in render_markdown(a).split("ERR")[1][:20]  # no stray escape inside the code
+    assert markdown_escape("version 1.3") == "version 1.3"
 
 
 def test_json_keeps_exact_text():

@@ -8,6 +8,7 @@ messages, to the app or to the screen that asked.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import sys
 import threading
@@ -15,6 +16,7 @@ import time
 from pathlib import Path
 from typing import Sequence
 
+import platformdirs
 from textual import work
 from textual.app import App
 from textual.binding import Binding
@@ -71,6 +73,7 @@ class FieldQAApp(App[int]):
         Binding("d", "toggle_dark", "Light/dark", id="toggle_dark", show=False),
         Binding("0", "reset_scope", "Reset scope", id="reset_scope", show=False),
         Binding("ctrl+k", "clear_history", "Clear question history", id="clear_history", show=False),
+        Binding("w", "export", "Work order", id="export"),
     ]
 
     def __init__(
@@ -367,6 +370,20 @@ class FieldQAApp(App[int]):
         self.ui_state.theme = self.theme
         save_state(self.state_path, self.ui_state)
 
+    def action_export(self) -> None:
+        """Write the answer on screen as a work-order section (Markdown: claims, citations with
+        title, version, date and path:line, conflict warnings, the abstention reason)."""
+        answer = self.last_answer
+        if answer is None:
+            self.notify("No answer to export yet.", severity="warning")
+            return
+        try:
+            path = export_answer(answer, self.config.tui.export_dir or default_export_dir())
+        except OSError as e:
+            self.notify(f"Could not write the work order: {e}", severity="error", markup=False)
+            return
+        self.notify(f"Work order written: {path}", markup=False, timeout=8)
+
     def action_reset_scope(self) -> None:
         """Back to the configured scope: every filter the user set is dropped."""
         self.set_filters(self.config.filters)
@@ -389,6 +406,27 @@ class FieldQAApp(App[int]):
         history.append(question)
         del history[: -max(1, self.config.tui.history_size)]
         save_state(self.state_path, self.ui_state)
+
+
+def default_export_dir() -> Path:
+    return Path(platformdirs.user_documents_dir()) / "fieldqa-work-orders"
+
+
+def export_answer(answer, folder: Path) -> Path:
+    """The answer as Markdown (engine.render.render_markdown, the same writer as
+    ``fieldqa ask --export md``) in a new file named after the date and the question."""
+    from engine.render import render_markdown
+
+    folder.mkdir(parents=True, exist_ok=True)
+    slug = re.sub(r"[^\w]+", "-", answer.question.casefold()).strip("-")[:60] or "answer"
+    stem = f"{time.strftime('%Y-%m-%d-%H%M%S')}-{slug}"
+    path = folder / f"{stem}.md"
+    n = 1
+    while path.exists():
+        n += 1
+        path = folder / f"{stem}-{n}.md"
+    path.write_text(render_markdown(answer), encoding="utf-8")
+    return path
 
 
 def _count(n: int, noun: str) -> str:

@@ -426,3 +426,21 @@ async def test_history_filters_and_theme_survive_a_restart(tmp_path):
         second.action_clear_history()
     third = FieldQAApp(lambda: engine, Config(), library_name="samples", cursor_blink=False, state_path=state)
     assert third.ui_state.history == []
+
+
+async def test_export_writes_a_work_order_whose_citations_match_the_answer(tmp_path):
+    cfg = Config().replace(**{"tui.export_dir": str(tmp_path / "orders")})
+    app = make_app(config=cfg)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.ask("lid torque")
+        await settle(pilot)
+        app.ask_screen.answer_view.focus()
+        await pilot.press("w")
+        await pilot.pause()
+        files = list((tmp_path / "orders").glob("*.md"))
+        assert len(files) == 1 and "lid-torque" in files[0].name
+        text = files[0].read_text(encoding="utf-8")
+        for c in app.last_answer.citations:
+            assert f"[^{c.n}]: " in text and c.location in text and c.title in text
+        assert any("Work order written" in str(n.message) for n in app._notifications)
