@@ -157,7 +157,7 @@ def build_variants(model_dir: Path) -> list[tuple[str, Path]]:
     """q4-int8 and fp32 builds plus a dynamic-int8 quantization of fp32 (cached)."""
     import shutil
 
-    from engine import modelbuild
+    from fieldqa import modelbuild
 
     base = model_dir.parent / ".cache" / "variants"
     out = []

@@ -1,4 +1,4 @@
-"""Fast tests for engine/models.py, engine/modelbuild.py and `fieldqa models` (no real model).
+"""Fast tests for engine/models.py, fieldqa/modelbuild.py and `fieldqa models` (no real model).
 
 Each test builds its own tiny ONNX graph (onnx.helper) and tiny tokenizer (tokenizers)."""
 
@@ -348,7 +348,7 @@ def test_cross_encoder_missing_and_mismatch(tmp_path: Path):
 # ------------------------------------------------------------------ modelbuild pieces
 def test_q4_repack_matches_matmulnbits():
     """Q4_0 (byte j -> weights j, j+16) repacked for MatMulNBits equals numpy dequant."""
-    from engine import modelbuild as mb
+    from fieldqa import modelbuild as mb
 
     rng = np.random.default_rng(0)
     nout, nin = 24, 64
@@ -377,7 +377,7 @@ def test_q4_repack_matches_matmulnbits():
 
 
 def test_outputs_ok_detects_tampering(tiny_embedder_dir: Path):
-    from engine import modelbuild as mb
+    from fieldqa import modelbuild as mb
 
     assert mb.outputs_ok(tiny_embedder_dir)
     (tiny_embedder_dir / "model.onnx").write_bytes(b"x")

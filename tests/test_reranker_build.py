@@ -15,7 +15,7 @@ import pytest
 
 pytest.importorskip("onnx")  # the `build` extra
 
-from engine.modelbuild import Q4_BLOCK, BuildError  # noqa: E402
+from fieldqa.modelbuild import Q4_BLOCK, BuildError  # noqa: E402
 from engine.models import CrossEncoder  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

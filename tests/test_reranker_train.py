@@ -17,7 +17,7 @@ sys.path.insert(0, str(ROOT / "models" / "reranker"))
 
 from encoder import LAYER_LINEARS, CrossEncoderModel  # noqa: E402
 
-from engine.modelbuild import Q4_BLOCK, E5Weights  # noqa: E402
+from fieldqa.modelbuild import Q4_BLOCK, E5Weights  # noqa: E402
 
 H, NH, FF, VOC, MAXP = 32, 2, 64, 40, 16
 

@@ -211,7 +211,7 @@ def test_a_second_writer_is_refused_with_the_holders_pid(built, open_library):
     import os
 
     from engine.errors import IndexBusy
-    from engine.store import WriterLock
+    from engine.integrity import WriterLock
 
     with WriterLock(built.store.dir):  # as another process's build would hold it
         other = WriterLock(built.store.dir)
@@ -224,7 +224,7 @@ def test_a_concurrent_cli_index_is_refused_and_the_index_survives(built, tmp_pat
     import subprocess
     import sys
 
-    from engine.store import WriterLock
+    from engine.integrity import WriterLock
 
     from pathlib import Path
 
@@ -272,7 +272,7 @@ def test_sqlite_errors_are_told_apart():
     from pathlib import Path
 
     from engine.errors import IndexBusy
-    from engine.store import sqlite_error
+    from engine.integrity import sqlite_error
 
     db = Path("/x/index.sqlite")
     assert sqlite_error(sqlite3.OperationalError("database or disk is full"), db, None).errno == errno.ENOSPC

@@ -53,7 +53,7 @@ def _models_cfg(args: argparse.Namespace):
         cfg = config_from(args)
         return cfg.models.dir, cfg.embedder_dir, cfg.reranker_dir, cfg.models
     except ImportError:
-        from engine.modelbuild import NAME
+        from fieldqa.modelbuild import NAME
 
         d = Path(__file__).resolve().parents[2] / "models"
         return d, d / NAME, None, None
@@ -65,7 +65,7 @@ def _err(msg: str) -> None:
 
 # ------------------------------------------------------------------------------ build
 def cmd_build(args: argparse.Namespace) -> int:
-    from engine import modelbuild
+    from fieldqa import modelbuild
 
     models_dir, _, _, mc = _models_cfg(args)
     precision = args.precision

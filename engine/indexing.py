@@ -1,0 +1,223 @@
+"""Building a generation: scan -> chunk -> embed -> index -> switch.
+
+A document is re-chunked only when its bytes (sha256) or metadata changed, or on a rebuild.
+Embeddings come from the store's cache when (model checksum, text) is known, and are committed
+in batches, so a cancelled or killed build keeps what it paid for. The new generation's files
+are written beside the current one and the switch is one SQLite transaction (engine.store);
+until it commits, readers and a killed build see the previous generation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from engine.config import Config
+from engine.snapshot import Snapshot
+from engine.store import IndexStore, meta_to_json
+from engine.types import Chunk, Document, IngestIssue, IngestReport
+
+__all__ = ["BuildCancelled", "BuildProgress", "EMBED_BATCH", "Indexer", "text_sha"]
+
+EMBED_BATCH = 64  # passages per embedder call during a build (cache commit + progress + cancel point)
+
+
+@dataclass(frozen=True, slots=True)
+class BuildProgress:
+    phase: Literal["scan", "chunk", "embed", "index"]
+    done: int
+    total: int
+    eta_s: float | None = None
+    note: str = ""
+
+
+class BuildCancelled(Exception):
+    """The build was cancelled; the previous generation is still the current one."""
+
+
+Report = Callable[[BuildProgress], None]
+Check = Callable[[], None]
+
+
+def text_sha(chunk: Chunk) -> str:
+    """The embedding cache's key for a chunk (and the hash its stored text is checked against)."""
+    return hashlib.sha256(chunk.search_text.encode("utf-8")).hexdigest()
+
+
+@dataclass(slots=True)
+class Indexer:
+    """One build of ``root`` into ``store``, from the ``current`` snapshot."""
+
+    root: Path
+    config: Config
+    store: IndexStore
+    embedder: Any
+    current: Snapshot
+    manifest: Mapping[str, Any]  # what the index records about models, tokenizer and chunker
+
+    def run(self, report: Report, check: Check, rebuild: bool) -> tuple[IngestReport, Snapshot | None]:
+        """The build's report, and the new snapshot (None when nothing changed)."""
+        fingerprint = self.fingerprint()
+        if not rebuild and self.current.generation is not None and self.store.get_info("fingerprint") == fingerprint:
+            # no file added, removed or touched since the last build: nothing to read
+            report(BuildProgress("scan", 0, 0, note="unchanged"))
+            docs_now = self.store.documents()
+            return IngestReport(documents=len(docs_now), chunks=len(self.current.chunks),
+                                issues=tuple(self.store.issues()), unchanged=len(docs_now), removed=0), None
+        self.store.remove_stale_generations()
+        old_docs = {} if rebuild else self.store.document_rows()
+        docs, issues = self._scan(report, check)
+        chunks_by_doc, unchanged = self._chunk(docs, old_docs, report, check)
+        removed = len(set(old_docs) - {d.path for d, _b in docs})
+        if (not rebuild and self.current.generation is not None and unchanged == len(docs)
+                and removed == 0 and set(issues) == set(self.store.issues())):
+            self.store.set_info("fingerprint", fingerprint)
+            return IngestReport(documents=len(docs), chunks=len(self.current.chunks), issues=tuple(issues),
+                                unchanged=unchanged, removed=0), None
+        snap = self._write(docs, chunks_by_doc, issues, fingerprint, report, check)
+        self.store.remove_stale_generations()
+        return IngestReport(documents=len(docs), chunks=len(snap.chunks), issues=tuple(issues),
+                            unchanged=unchanged, removed=removed), snap
+
+    def _scan(self, report: Report, check: Check) -> tuple[list[tuple[Document, list]], list[IngestIssue]]:
+        from engine.ingest import iter_library
+
+        docs: list[tuple[Document, list]] = []
+        issues: list[IngestIssue] = []
+        report(BuildProgress("scan", 0, 0))
+        for item in iter_library(self.root, self.config.chunking):
+            check()
+            if isinstance(item, IngestIssue):
+                issues.append(item)
+                continue
+            docs.append(item)
+            report(BuildProgress("scan", len(docs), 0))
+        docs.sort(key=lambda d: d[0].path)
+        return docs, issues
+
+    def _chunk(self, docs: Sequence[tuple[Document, list]], old_docs: Mapping[str, tuple], report: Report,
+               check: Check) -> tuple[list[list[Chunk]], int]:
+        """Chunks per document (an unchanged document keeps its chunks) and how many were unchanged."""
+        from engine.chunking import chunk_document
+
+        old_chunks: dict[str, list[Chunk]] = {}
+        if old_docs and self.current.generation is not None:
+            for c in self.current.chunks:
+                old_chunks.setdefault(c.path, []).append(c)
+        chunks_by_doc: list[list[Chunk]] = []
+        unchanged = 0
+        t0 = time.monotonic()
+        for i, (doc, blocks) in enumerate(docs):
+            check()
+            old = old_docs.get(doc.path)
+            if old is not None and old[0] == doc.sha256 and old[2] == meta_to_json(doc.meta) \
+                    and doc.path in old_chunks:
+                chunks_by_doc.append(old_chunks[doc.path])
+                unchanged += 1
+            else:
+                chunks_by_doc.append(list(chunk_document(doc, blocks, self.embedder.count_tokens,
+                                                         self.config.chunking)))
+            report(BuildProgress("chunk", i + 1, len(docs), eta(t0, i + 1, len(docs))))
+        return chunks_by_doc, unchanged
+
+    def _write(self, docs: Sequence[tuple[Document, list]], chunks_by_doc: Sequence[list[Chunk]],
+               issues: Sequence[IngestIssue], fingerprint: str, report: Report, check: Check) -> Snapshot:
+        """Embed, build both indexes, write the generation and switch to it."""
+        from engine.lexical import LexicalIndex
+        from engine.vectors import VectorIndex
+
+        chunks = [c for cs in chunks_by_doc for c in cs]
+        shas = [text_sha(c) for c in chunks]
+        vectors = self.embed_all(chunks, shas, report, check)
+        check()
+        report(BuildProgress("index", 0, 2))
+        lexical = LexicalIndex.build([c.search_text for c in chunks])
+        report(BuildProgress("index", 1, 2))
+        vindex = VectorIndex.build(vectors, m=self.config.retrieval.hnsw_m,
+                                   ef_construction=self.config.retrieval.hnsw_ef_construction)
+        check()
+        number, gdir = self.store.new_generation_dir()
+        try:
+            lexical.save(gdir / "lexical")
+            vindex.save(gdir / "vectors")
+            manifest = {**self.manifest, "generation": number, "chunks": len(chunks),
+                        "documents": len(docs), "created": time.strftime("%Y-%m-%dT%H:%M:%S")}
+            doc_rows = [(d.path, d.meta.doc_id, d.sha256, d.format, meta_to_json(d.meta), d.meta.status,
+                         len(cs), d.text, json.dumps(list(d.page_starts)))
+                        for (d, _b), cs in zip(docs, chunks_by_doc)]
+            check()
+            self.store.commit_generation(number, gdir, manifest, doc_rows, chunks, shas, issues,
+                                         info={"fingerprint": fingerprint})
+        except BaseException:
+            # nothing points at gdir yet: the next build would delete it; do it now
+            shutil.rmtree(gdir, ignore_errors=True)
+            raise
+        report(BuildProgress("index", 2, 2))
+        return Snapshot.of(number, chunks, {d.path: d.meta for d, _b in docs}, lexical, vindex, manifest,
+                           {d.path: d.sha256 for d, _b in docs})
+
+    def fingerprint(self) -> str:
+        """Hash of every candidate file's (path, size, mtime) and of the settings a build depends on.
+
+        Equal fingerprints mean a build would find nothing to do, so it is skipped without
+        parsing; any change (even a touch) falls back to the sha256 comparison per file.
+        """
+        from engine.ingest import scan_library
+
+        h = hashlib.sha256(json.dumps(self.manifest, sort_keys=True).encode())
+        h.update(repr(self.config.chunking).encode())
+        if self.root.is_dir():
+            for p in scan_library(self.root, self.config.chunking):
+                try:
+                    st = p.stat()
+                except OSError:
+                    continue
+                h.update(f"{p.relative_to(self.root).as_posix()}\0{st.st_size}\0{st.st_mtime_ns}\0"
+                         f"{st.st_ctime_ns}\0{st.st_ino}\n".encode("utf-8", "surrogateescape"))
+            side = self.root / "fieldqa.toml"
+            if side.is_file():
+                h.update(side.read_bytes())
+        return h.hexdigest()
+
+    def embed_all(self, chunks: Sequence[Chunk], shas: Sequence[str], report: Report, check: Check) -> np.ndarray:
+        dim = int(self.embedder.dim)
+        checksum = self.embedder.checksum
+        out = np.zeros((len(chunks), dim), np.float32)
+        cached = self.store.cached_embeddings(checksum, shas)
+        todo: dict[str, str] = {}  # sha -> text, first occurrence
+        for c, sha in zip(chunks, shas):
+            if sha not in cached and sha not in todo:
+                todo[sha] = c.search_text
+        total = len(todo)
+        report(BuildProgress("embed", 0, total, note=f"{len(cached)} cached"))
+        items = sorted(todo.items(), key=lambda kv: len(kv[1]))  # similar lengths batch well
+        t0 = time.monotonic()
+        done = 0
+        for i in range(0, len(items), EMBED_BATCH):
+            check()
+            part = items[i:i + EMBED_BATCH]
+            vecs = np.asarray(self.embedder.embed_passages([t for _s, t in part]), dtype=np.float32)
+            if vecs.shape != (len(part), dim):
+                raise ValueError(f"embedder returned shape {vecs.shape}, expected ({len(part)}, {dim})")
+            self.store.put_embeddings(checksum, [(s, v) for (s, _t), v in zip(part, vecs)])
+            cached.update({s: v for (s, _t), v in zip(part, vecs)})
+            done += len(part)
+            report(BuildProgress("embed", done, total, eta(t0, done, total)))
+        for row, sha in enumerate(shas):
+            out[row] = cached[sha]
+        return out
+
+
+def eta(t0: float, done: int, total: int) -> float | None:
+    if done <= 0 or total <= 0:
+        return None
+    elapsed = time.monotonic() - t0
+    return elapsed / done * (total - done)

@@ -1,0 +1,147 @@
+"""The search stages over one snapshot, each recorded in the trace:
+
+1. eligibility mask (engine.eligibility), passed *into* both branches;
+2. lexical: ``LexicalIndex.search(q, lexical_depth, eligible=mask)``;
+3. vector: ``VectorIndex.search(embed(q), vector_depth, eligible=mask)``;
+4. fused: reciprocal rank fusion, one candidate per chunk id, top ``fused_window`` (a third
+   ranking when the question names a device code some document is about: engine.devices);
+5. rerank: the cross-encoder over the top ``rerank_input`` fused candidates (engine.rerank);
+6. context: top ``final_context`` after rerank, duplicates removed, neighbours added within
+   ``context_token_budget`` (engine.context).
+
+Modes: ``lexical`` / ``vector`` stop after their branch (hits = that list), ``hybrid`` after
+fusion (hits = fused window), ``full`` runs everything (hits = context).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Collection, Sequence
+from typing import Any, Literal
+
+import numpy as np
+
+from engine.config import Config
+from engine.context import ContextItem, assemble_context
+from engine.devices import mentioned
+from engine.eligibility import Eligibility
+from engine.fusion import fuse_rrf
+from engine.rerank import Reranker
+from engine.snapshot import Snapshot
+from engine.types import Hit, Ranked, SearchResult, Stage, StageStatus, Trace
+
+__all__ = ["MODES", "Mode", "search"]
+
+Mode = Literal["lexical", "vector", "hybrid", "full"]
+MODES: tuple[str, ...] = ("lexical", "vector", "hybrid", "full")
+Pairs = list[tuple[str, float]]
+
+
+def search(snap: Snapshot, question: str, mode: Mode, rule: Eligibility, config: Config, embedder: Any,
+           reranker: Reranker, exclude: Collection[str] = ()) -> SearchResult:
+    """``exclude``: chunk ids treated as ineligible on top of ``rule``."""
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r}; use one of {', '.join(MODES)}")
+    rc = config.retrieval
+    if snap.generation is None or not snap.chunks:
+        note = "index is empty: run `fieldqa index`"
+        return SearchResult(question, (), Trace(question, 0, len(snap.chunks), (
+            Stage("lexical", (), rc.lexical_depth, 0.0, note),), rule.describe()))
+    mask = snap.mask(rule)
+    if exclude:
+        mask = mask.copy()
+        mask[[snap.by_id[c] for c in exclude if c in snap.by_id]] = False
+    stages: list[Stage] = []
+    lex, vec = _branches(snap, question, mode, mask, config, embedder, stages)
+    final = lex if mode == "lexical" else vec
+    if mode in ("hybrid", "full"):
+        final = _fuse(snap, question, lex, vec, config, stages)
+        if mode == "full":
+            final = _rerank_and_context(snap, question, final, (lex, vec), mask, config, reranker, stages)
+    hits = []
+    for rank, (cid, score) in enumerate(final, 1):
+        row = snap.by_id[cid]
+        m = snap.metas[row]
+        hits.append(Hit(snap.chunks[row], rank, score, m.title, m.date, m.status))
+    trace = Trace(question, int(mask.sum()), len(snap.chunks), tuple(stages), rule.describe())
+    return SearchResult(question, tuple(hits), trace)
+
+
+def _branches(snap: Snapshot, question: str, mode: Mode, mask: np.ndarray, config: Config, embedder: Any,
+              stages: list[Stage]) -> tuple[Pairs, Pairs]:
+    rc = config.retrieval
+
+    def keep(pairs: Sequence[tuple[int, float]]) -> Pairs:
+        # defence in depth: a row the mask excludes never leaves a branch
+        out, seen = [], set()
+        for row, score in pairs:
+            cid = snap.chunks[row].id
+            if mask[row] and cid not in seen:
+                seen.add(cid)
+                out.append((cid, float(score)))
+        return out
+
+    lex: Pairs = []
+    vec: Pairs = []
+    if mode in ("lexical", "hybrid", "full"):
+        t = time.perf_counter()
+        lex = keep(snap.lexical.search(question, rc.lexical_depth, eligible=mask))
+        stages.append(_stage("lexical", lex, rc.lexical_depth, t))
+    if mode in ("vector", "hybrid", "full"):
+        t = time.perf_counter()
+        qvec = np.asarray(embedder.embed_queries([question]), dtype=np.float32)[0]
+        t_embed = (time.perf_counter() - t) * 1000
+        vec = keep(snap.vectors.search(qvec, rc.vector_depth, eligible=mask, ef=rc.hnsw_ef_search,
+                                       exact_below=rc.exact_search_below))
+        stages.append(_stage("vector", vec, rc.vector_depth, t, f"query embedding {t_embed:.0f} ms"))
+    return lex, vec
+
+
+def _fuse(snap: Snapshot, question: str, lex: Pairs, vec: Pairs, config: Config, stages: list[Stage]) -> Pairs:
+    rc = config.retrieval
+    t = time.perf_counter()
+    rankings = [[c for c, _ in lex], [c for c, _ in vec]]
+    note = f"rrf c={rc.rrf_c}"
+    named = mentioned(question, snap.known_codes)
+    if named:  # a third ranking: candidates from documents about the device the question names
+        order = [c for c, _ in fuse_rrf(rankings, c=rc.rrf_c)]
+        rankings.append([c for c in order if snap.device_codes[snap.chunk_of(c).path] & named])
+        note += f"; device ranking for {', '.join(sorted(named))}: {len(rankings[-1])} candidates"
+    fused = [(cid, float(s)) for cid, s in fuse_rrf(rankings, c=rc.rrf_c)][:rc.fused_window]
+    stages.append(_stage("fused", fused, rc.fused_window, t, note))
+    return fused
+
+
+def _rerank_and_context(snap: Snapshot, question: str, fused: Pairs, branches: tuple[Pairs, Pairs],
+                        mask: np.ndarray, config: Config, reranker: Reranker, stages: list[Stage]) -> Pairs:
+    rc = config.retrieval
+    t = time.perf_counter()
+    reranked, note, status = reranker.rerank(
+        question, [(snap.chunk_of(c), s) for c, s in fused[:rc.rerank_input]],
+        branches=([c for c, _ in branches[0]], [c for c, _ in branches[1]]))
+    stages.append(_stage("rerank", reranked, rc.rerank_input, t, note, status))
+    t = time.perf_counter()
+    ranked = [(snap.chunk_of(c), s) for c, s in reranked]
+    ranked += [(snap.chunk_of(c), s) for c, s in fused[rc.rerank_input:]]
+    items = assemble_context(
+        ranked, final=rc.final_context, token_budget=rc.context_token_budget,
+        meta_of=lambda ch: snap.metas[snap.by_id[ch.id]],
+        next_chunk=snap.next_in,
+        section_tokens=lambda ch: sum(x.tokens for x in snap.section_of(ch)),
+    )
+    items = [it for it in items if mask[snap.by_id[it.chunk.id]]]
+    final = [(it.chunk.id, it.score) for it in items]
+    stages.append(_stage("context", final, rc.final_context, t, _context_note(items)))
+    return final
+
+
+def _stage(name: str, pairs: Sequence[tuple[str, float]], window: int, t0: float, note: str = "",
+           status: StageStatus = StageStatus.RAN) -> Stage:
+    ms = (time.perf_counter() - t0) * 1000
+    return Stage(name, tuple(Ranked(cid, i, s) for i, (cid, s) in enumerate(pairs, 1)), window, ms, note,
+                 status)
+
+
+def _context_note(items: Sequence[ContextItem]) -> str:
+    n = sum(1 for it in items if it.role == "expansion")
+    return f"+{n} expanded (neighbour/short section)" if n else ""
