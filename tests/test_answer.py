@@ -742,3 +742,25 @@ def test_table_rows_carry_their_header_and_safety_comes_first():
                                            "WARNING: exhaust gas contains carbon monoxide.\n")})
     a = ask(lib, "Where can I run the generator?", k=1)
     assert a.claims[0].safety and "carbon monoxide" in a.claims[0].text
+
+
+def test_a_condition_at_the_top_of_a_section_travels_with_an_answer_from_its_last_paragraph(
+        tmp_path, write_library, open_library, fast_config):
+    filler = " ".join(f"The pump housing has feature number {i} which is described here." for i in range(12))
+    text = ("# Pump\n\n## Replacing the contactor\n\n"
+            "Do not open the cabinet until breaker Q3 is locked out.\n\n"
+            f"{filler}\n\n{filler}\n\n"
+            "Tighten the contactor terminals to 2.5 N·m.\n")
+    root = write_library(tmp_path / "lib", {"pump.md": text})
+    cfg = fast_config.replace(**{"chunking.max_tokens": 80, "answer.abstain_threshold": -1.0,
+                                 "retrieval.rerank": False})
+    lib = open_library(root, config=cfg)
+    lib.build()
+    section = [c for c in lib.all_chunks() if c.heading_path[-1:] == ("Replacing the contactor",)]
+    assert len(section) >= 3  # the condition and the answer sit in different chunks
+    a = lib.ask("What torque for the contactor terminals?")
+    texts = [c.text for c in a.claims]
+    assert any("2.5 N·m" in t for t in texts), texts
+    lock = [c for c in a.claims if "breaker Q3 is locked out" in c.text]
+    assert lock and lock[0].is_condition
+    assert_verbatim(lib, a)

@@ -10,10 +10,13 @@ from engine.types import Chunk
 NEAR_UNITS = 2  # a condition travels when within this many units of a chosen one
 MAX_CONDITIONS = 4
 MAX_FORWARD_CONDITIONS = 2
+MAX_SECTION_CONDITIONS = 2  # conditions from the head of the chosen units' sections
 
 
 def _conditions(a: Assessment, chosen: list[ScoredUnit], question: str, library) -> list[ScoredUnit]:
-    """Warnings and restrictions that travel with the chosen units."""
+    """Warnings and restrictions that travel with the chosen units: those next to them, those
+    at the head of their section (a "lock out the breaker first" above the step it governs,
+    even in an earlier chunk of the section), and the next section's when one points forward."""
     by_chunk: dict[str, list[ScoredUnit]] = {}
     for s in a.units:
         by_chunk.setdefault(s.chunk.id, []).append(s)
@@ -27,6 +30,9 @@ def _conditions(a: Assessment, chosen: list[ScoredUnit], question: str, library)
         for o in sorted(near, key=lambda o: -o.score)[:2]:
             out.append(o)
             seen.add((o.chunk.id, o.unit.order))
+    for o in _section_head_conditions(chosen, by_chunk, library, seen):
+        out.append(o)
+        seen.add((o.chunk.id, o.unit.order))
     # a section that points forward brings the conditions of the next section
     forward_done: set[str] = set()
     for s in chosen:
@@ -48,7 +54,29 @@ def _conditions(a: Assessment, chosen: list[ScoredUnit], question: str, library)
         for o in sorted(conds, key=lambda o: -o.score)[:MAX_FORWARD_CONDITIONS]:
             out.append(o)
             seen.add((o.chunk.id, o.unit.order))
-    return out[:MAX_CONDITIONS + MAX_FORWARD_CONDITIONS]
+    return out[:MAX_CONDITIONS + MAX_FORWARD_CONDITIONS + MAX_SECTION_CONDITIONS]
+
+
+def _section_head_conditions(chosen: list[ScoredUnit], by_chunk: dict[str, list[ScoredUnit]], library,
+                             seen: set[tuple[str, int]]) -> list[ScoredUnit]:
+    """For each chosen unit, the first condition stated before it in its section (its own chunk
+    or an earlier chunk of the same section), ``MAX_SECTION_CONDITIONS`` in all."""
+    out: list[ScoredUnit] = []
+    for s in chosen:
+        if s.flagged or len(out) >= MAX_SECTION_CONDITIONS:
+            continue
+        section = [c for c in library.chunks_of(s.chunk.path)
+                   if c.section_id == s.chunk.section_id and c.ordinal <= s.chunk.ordinal]
+        for c in sorted(section, key=lambda c: c.ordinal):
+            units = by_chunk.get(c.id) or _unscored(c, s.rank)
+            head = next((o for o in units if o.condition and not o.flagged
+                         and (c.id != s.chunk.id or o.unit.order < s.unit.order)), None)
+            if head is not None:
+                if (head.chunk.id, head.unit.order) not in seen:
+                    out.append(head)
+                    seen.add((head.chunk.id, head.unit.order))
+                break
+    return out
 
 
 def _section_units(chunk: Chunk, by_chunk: dict[str, list[ScoredUnit]], library) -> list[ScoredUnit]:
