@@ -8,13 +8,12 @@ Rules, in order:
      else each of its blocks; any other block alone. Headings attach to the next unit.
   3. Whole consecutive units are packed while the chunk stays within
      ``max_tokens`` (counted with the caller's ``count_tokens``).
-  4. Only a unit that alone exceeds the budget is split: at sentence ends (``.!?`` and
-     ``。！？``), then at spaces, then between characters, with ``overlap_tokens`` of
-     overlap between consecutive pieces.
+  4. Only a unit that alone exceeds the budget is split: prose at sentence ends (``.!?`` and
+     ``。！？``), code at line ends, then at spaces, then between characters, with
+     ``overlap_tokens`` of overlap between consecutive pieces; every piece keeps its heading path.
 
 Every chunk's ``text`` is exactly ``doc.text[char_start:char_end]``. ``context`` is the
 heading path joined with " > ", plus a table's caption and header row on the next line.
-Semantic boundaries (``config.semantic``) are not implemented: the option is ignored.
 """
 
 from __future__ import annotations

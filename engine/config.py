@@ -55,7 +55,6 @@ class ModelsConfig:
 class ChunkingConfig:
     max_tokens: int = doc("Token budget per chunk, counted with the embedder's tokenizer.", 350)
     overlap_tokens: int = doc("Overlap when one unit alone exceeds the budget and is split at sentences.", 32)
-    semantic: bool = doc("Extra boundaries where adjacent-sentence similarity drops (long prose).", False)
     max_file_mb: float = doc("Files larger than this are skipped and reported.", 50.0)
     pdf_timeout_s: float = doc("Time limit for parsing one PDF (in a subprocess).", 60.0)
     pdf_memory_mb: int = doc("Address-space limit for the PDF parsing subprocess.", 1024)
