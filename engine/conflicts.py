@@ -107,7 +107,7 @@ def values_in(text: str, header_units: tuple[str, ...] = ()) -> list[Value]:
     text = unicodedata.normalize("NFC", text)
     out = [Value(parse_number(m.group(1)), _SPELLING[m.group(2)], m.group(0)) for m in _VALUE.finditer(text)]
     if header_units and text.lstrip().startswith("|"):
-        cells = _cells(text)
+        cells = table_cells(text)
         for cell, unit in zip(cells, header_units):
             m = _BARE_NUMBER.match(cell)
             if unit and m:
@@ -118,7 +118,7 @@ def values_in(text: str, header_units: tuple[str, ...] = ()) -> list[Value]:
 def header_units(header_row: str) -> tuple[str, ...]:
     """Per-column units from a table header row (``| Torque (N·m) |`` → ``N·m``)."""
     out = []
-    for cell in _cells(header_row):
+    for cell in table_cells(header_row):
         m = _HEADER_UNIT.search(cell)
         out.append(_SPELLING[m.group(1)] if m else "")
     return tuple(out)
@@ -131,7 +131,8 @@ def column_units(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(_SPELLING[u] for u in _HEADER_UNIT.findall(text)))
 
 
-def _cells(row: str) -> list[str]:
+def table_cells(row: str) -> list[str]:
+    """The cells of a Markdown table row, stripped."""
     row = row.strip()
     if row.startswith("|"):
         row = row[1:]
@@ -181,7 +182,7 @@ def statement(unit: Unit, chunk: Chunk, meta: DocumentMeta, flagged: bool = Fals
     heading = unit.heading or (chunk.heading_path[-1] if chunk.heading_path else "")
     codes = frozenset(codes_in(unit.text) | codes_in(heading))
     skel = re.sub(r"\d+(?:[.,]\d+)*", " ", unit.text)
-    first = _cells(unit.text)[0].casefold() if unit.kind == "table_row" else ""
+    first = table_cells(unit.text)[0].casefold() if unit.kind == "table_row" else ""
     return Statement(unit, chunk, meta, tuple(vals), codes, frozenset(terms(skel)), first, flagged)
 
 
@@ -233,9 +234,9 @@ def differences(a: Statement, b: Statement) -> list[Difference]:
             only_b = sorted(fam_b[fam] - fam_a[fam]) or sorted(fam_b[fam])
             out.append(Difference(f"{subject} (part reference)", ", ".join(only_a), ", ".join(only_b)))
     if a.first_cell and a.first_cell == b.first_cell and "_" in a.first_cell:
-        ma, mb = _cells(a.unit.text), _cells(b.unit.text)
+        ma, mb = table_cells(a.unit.text), table_cells(b.unit.text)
         if len(ma) > 1 and len(mb) > 1 and _norm(ma[1]) != _norm(mb[1]):
-            out.append(Difference(f"{_cells(a.unit.text)[0]} (meaning)", ma[1], mb[1]))
+            out.append(Difference(f"{table_cells(a.unit.text)[0]} (meaning)", ma[1], mb[1]))
     return out
 
 
@@ -256,7 +257,7 @@ def _families(codes: frozenset[str]) -> dict[str, set[str]]:
 
 def _subject(a: Statement, b: Statement) -> str:
     if a.first_cell:
-        return _cells(a.unit.text)[0]
+        return table_cells(a.unit.text)[0]
     heading = a.unit.heading or (a.chunk.heading_path[-1] if a.chunk.heading_path else "")
     return heading or a.meta.title
 

@@ -17,6 +17,7 @@ import re
 from datetime import date as Date
 from typing import Any
 
+from engine.conflicts import table_cells
 from engine.safety import terminal_safe
 from engine.types import Answer, Citation, Claim, Conflict, ConflictSide, Trace
 
@@ -73,22 +74,13 @@ def conflict_text(c: Conflict) -> str:
 CHANGED_NOTE = "changed since indexing: re-index"
 
 
-def _cells(row: str) -> list[str]:
-    row = row.strip()
-    if row.startswith("|"):
-        row = row[1:]
-    if row.endswith("|"):
-        row = row[:-1]
-    return [c.strip() for c in row.split("|")]
-
-
 def claim_display(cl: Claim) -> str:
     """A claim as shown: verbatim, except a table row with its header, whose cells are shown
     with their columns ("Impeller nut — Size: M16 · Torque (N·m): 38"). ``cl.text`` itself stays
     the verbatim span it cites."""
     if not cl.header or not cl.text.lstrip().startswith("|"):
         return cl.text
-    head, cells = _cells(cl.header), _cells(cl.text)
+    head, cells = table_cells(cl.header), table_cells(cl.text)
     if len(head) != len(cells) or len(cells) < 2:
         return cl.text
     pairs = [f"{h}: {v}" if h else v for h, v in zip(head[1:], cells[1:]) if v]

@@ -48,9 +48,9 @@ def heading_level(line: str) -> int:
     s = line.strip()
     if not s or len(s) > 90:
         return 0
-    for pattern, level in _HEADINGS:
-        if pattern.match(s):
-            return level
+    level = cjk_heading_level(s)
+    if level:
+        return level
     m = _NUMBERED.match(s)
     if m and not re.search(r"[.:;,!?。]$", s) and re.search(r"[^\W\d_]", m.group(2)):
         if len(m.group(2).split()) <= 12:
