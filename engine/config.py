@@ -12,6 +12,7 @@ Where the values come from, lowest to highest priority:
 from __future__ import annotations
 
 import dataclasses
+import math
 import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -210,6 +211,31 @@ def _flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     return out
 
 
+# the values a setting may take: a thread count of 1000 or a final context of 0 is a typo that
+# would stall or empty every answer, so it is refused with one line, not used
+_RANGES: dict[str, tuple[float, float]] = {
+    "models.threads": (1, 64), "models.max_length": (16, 8192), "models.batch_size": (1, 1024),
+    "models.rerank_max_length": (16, 8192),
+    "chunking.max_tokens": (16, 8192), "chunking.overlap_tokens": (0, 4096), "chunking.max_file_mb": (0.001, 100_000),
+    "chunking.pdf_timeout_s": (0.1, 3600), "chunking.pdf_memory_mb": (64, 1_000_000),
+    "retrieval.lexical_depth": (1, 100_000), "retrieval.vector_depth": (1, 100_000),
+    "retrieval.rrf_c": (0, 100_000), "retrieval.fused_window": (1, 100_000), "retrieval.rerank_input": (0, 10_000),
+    "retrieval.rerank_blend_c": (-1, 100_000), "retrieval.final_context": (1, 10_000),
+    "retrieval.context_token_budget": (1, 1_000_000), "retrieval.rerank_timeout_ms": (1, 600_000),
+    "retrieval.hnsw_m": (2, 256), "retrieval.hnsw_ef_construction": (8, 10_000),
+    "retrieval.hnsw_ef_search": (1, 10_000), "retrieval.exact_search_below": (0, 10_000_000),
+    "answer.abstain_threshold": (-1e9, 1e9), "answer.answerability_threshold": (-1, 1),
+    "answer.max_claims": (1, 100), "answer.to_consult": (0, 50), "tui.history_size": (1, 100_000),
+}
+
+
+def _in_range(key: str, value: float) -> float:
+    lo, hi = _RANGES.get(key, (-math.inf, math.inf))
+    if math.isnan(value) or not lo <= value <= hi:
+        raise ConfigError(f"{key}: {value!r} is out of range (allowed {lo:g} to {hi:g})")
+    return value
+
+
 def _coerce(value: Any, target: Any, key: str) -> Any:
     t = target.type if isinstance(target.type, str) else str(target.type)
     try:
@@ -224,9 +250,9 @@ def _coerce(value: Any, target: Any, key: str) -> Any:
         if t == "int":
             if isinstance(value, bool):
                 raise TypeError
-            return int(value)
+            return _in_range(key, int(value))
         if t == "float":
-            return float(value)
+            return _in_range(key, float(value))
         if t == "str":
             return str(value)
         if t.startswith("tuple"):
@@ -235,6 +261,8 @@ def _coerce(value: Any, target: Any, key: str) -> Any:
             return tuple(str(x) for x in value)
         if t.startswith("Mapping"):
             return {str(k): str(v) for k, v in dict(value).items()}
+    except ConfigError:
+        raise
     except (TypeError, ValueError) as e:
         raise ConfigError(f"{key}: cannot use {value!r} as {t}") from e
     return value

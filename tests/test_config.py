@@ -1,6 +1,6 @@
 import pytest
 
-from engine.config import ConfigError, describe, load_config
+from engine.config import Config, ConfigError, describe, load_config
 from fieldqa.cli import main
 
 
@@ -105,3 +105,18 @@ def test_trace_exit_status_says_whether_the_expected_passage_made_it(tmp_path, w
     assert main(["index", str(root), *common]) == 0
     assert main(["trace", "seal", str(root), "--expect", "a.md:3", *common]) == 0
     assert main(["trace", "seal", str(root), "--expect", "old.md:6", *common]) == 3  # excluded
+
+
+@pytest.mark.parametrize("key, value", [("models.threads", 1000), ("retrieval.final_context", 0),
+                                        ("answer.max_claims", -1), ("answer.abstain_threshold", float("nan")),
+                                        ("retrieval.lexical_depth", 0)])
+def test_out_of_range_settings_are_refused_with_one_line(key, value, tmp_path):
+    from engine.config import ConfigError
+
+    with pytest.raises(ConfigError, match=f"{key}: .* out of range"):
+        Config().replace(**{key: value})
+    f = tmp_path / "c.toml"
+    section, name = key.split(".")
+    f.write_text(f"[{section}]\n{name} = {'nan' if value != value else value}\n")
+    with pytest.raises(ConfigError, match="out of range"):
+        load_config(f)
