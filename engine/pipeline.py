@@ -25,6 +25,7 @@ import errno
 import hashlib
 import json
 import threading
+import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -47,6 +48,7 @@ from engine.types import Chunk, DocumentMeta, IngestIssue, IngestReport, SearchR
 __all__ = ["Library", "BuildProgress", "BuildCancelled", "Mode", "MODES", "EMBED_BATCH"]
 
 SPACE = "cosine"
+SWITCH_RETRIES = 5  # reads of the current generation while another process switches it
 
 
 class Library:
@@ -154,6 +156,23 @@ class Library:
                                 + "; ".join(problems) + f"): {hint}")
 
     def _load_snapshot(self) -> Snapshot:
+        """The current generation, read in one transaction; when another process switched
+        generations meanwhile (the files read were just replaced), read again rather than call
+        the index corrupt."""
+        for attempt in range(SWITCH_RETRIES):
+            with self.store.reading():
+                tried = self.store.current_number()
+                try:
+                    return self._read_snapshot()
+                except IndexCorrupt:
+                    pass
+            if attempt == SWITCH_RETRIES - 1 or self.store.current_number() == tried:
+                with self.store.reading():
+                    return self._read_snapshot()  # the same generation again: really damaged
+            time.sleep(0.02 * (attempt + 1))
+        raise AssertionError("unreachable")
+
+    def _read_snapshot(self) -> Snapshot:
         from engine.lexical import LexicalIndex
         from engine.vectors import VectorIndex
 

@@ -25,6 +25,7 @@ and every generation file is checked against the checksum recorded at its commit
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import json
@@ -179,6 +180,22 @@ class IndexStore:
         with self._lock:
             self._conn.close()
 
+    @contextlib.contextmanager
+    def reading(self):
+        """One read transaction: every query inside sees the same committed generation, even
+        while another process switches to a new one."""
+        with self._lock:
+            self._conn.execute("BEGIN")
+            try:
+                yield self
+            finally:
+                if self._conn.in_transaction:
+                    self._conn.execute("COMMIT")
+
+    def current_number(self) -> int | None:
+        row = self._q("SELECT value FROM info WHERE key='current_generation'")
+        return int(row[0][0]) if row else None
+
     def _q(self, sql: str, params: Sequence = ()) -> list[tuple]:
         try:
             with self._lock:
@@ -223,7 +240,10 @@ class IndexStore:
         if not row:  # an index from before checksums: nothing to compare with
             return
         want: dict[str, str] = json.loads(row[0][0])
-        have = file_checksums(gdir)
+        try:
+            have = file_checksums(gdir)
+        except OSError as e:  # a file vanished while being read (a switch): missing, as below
+            raise IndexCorrupt(f"index at {self.dir}: {gdir.name} is incomplete ({e.strerror}): {hint}") from e
         for rel in sorted(set(want) | set(have)):
             if rel not in have:
                 raise IndexCorrupt(f"index at {self.dir}: {gdir.name}/{rel} is missing: {hint}")

@@ -302,3 +302,38 @@ def test_an_index_on_read_only_media_is_searchable(built, open_library, monkeypa
     with pytest.raises(OSError) as e:
         lib.build(rebuild=True)
     assert e.value.errno == errno.EROFS
+
+
+def test_readers_opening_during_generation_switches_never_see_a_false_corruption(tmp_path, write_library,
+                                                                                fast_config):
+    import threading
+
+    from engine.pipeline import Library
+
+    root = write_library(tmp_path / "lib", {"a.md": "# A\n\n## Part\n\nThe green button starts the pump.\n"})
+    index = tmp_path / "index"
+    writer = Library.open(root, fast_config, index, embedder=HashEmbedder())
+    writer.build()
+    errors: list[str] = []
+    stop = threading.Event()
+
+    def switch() -> None:
+        for i in range(12):
+            (root / "a.md").write_text(f"# A\n\n## Part\n\nThe green button starts pump {i}.\n")
+            writer.build()
+        stop.set()
+
+    opens = 0
+    t = threading.Thread(target=switch)
+    t.start()
+    while not stop.is_set():
+        try:
+            with Library.open(root, fast_config, index, embedder=HashEmbedder(), create=False) as reader:
+                hits = reader.search("green button").hits
+                assert hits and all(h.chunk.id in {c.id for c in reader.all_chunks()} for h in hits)
+            opens += 1
+        except Exception as e:  # noqa: BLE001 - counted, then asserted
+            errors.append(f"{type(e).__name__}: {e}")
+    t.join()
+    writer.close()
+    assert opens > 0 and not errors, errors[:3]
