@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -150,80 +150,108 @@ def evaluate(library: Library, questions: Sequence[Question], *, modes: Sequence
     modes = [m for m in MODE_STAGE if m in modes]
     if not modes:
         raise ValueError(f"no known mode in {modes!r}; use {', '.join(MODE_STAGE)}")
-    unavailable: dict[str, str] = {}
-    for m in modes:  # probe: a mode that cannot run is reported, not fatal
-        try:
-            library.search("probe", mode=m, filters=filters)  # type: ignore[arg-type]
-        except Exception as e:  # noqa: BLE001 - the reason goes into the report
-            unavailable[m] = f"{type(e).__name__}: {e}"
+    unavailable = _probe(library, modes, filters)
     runnable = [m for m in modes if m not in unavailable]
+    tally = _Tally(runnable, _top_mode(runnable) if runnable else None)
     resolver = GoldResolver(library)
-    ranks: dict[str, list[int | None]] = {m: [] for m in runnable}
-    fam_ranks: dict[str, dict[str, list[int | None]]] = {m: {} for m in runnable}
-    losses = {s: 0 for s in LOSS_STAGES} | {"missed_by_lexical": 0, "missed_by_vector": 0}
-    timings: dict[str, list[float]] = {}
-    pool_ranks: dict[str, list[int | None]] = {}  # per family: joint rank in the fused pool
-    misses: list[dict[str, Any]] = []
-    top = _top_mode(runnable) if runnable else None
     known = {d.path for d in library.documents()}
     issues = {i.path: i for i in library.issues() if i.severity == "skipped"}
-    scored = 0
     for i, q in enumerate(questions):
         if progress is not None:
             progress(i, len(questions))
-        if top is None:
+        if tally.top is None:
             break
         t0 = time.perf_counter()
-        result = library.search(q.text, mode=top, filters=filters)  # type: ignore[arg-type]
-        timings.setdefault("total", []).append((time.perf_counter() - t0) * 1000)
-        for s in result.trace.stages:
-            timings.setdefault(s.name, []).append(s.ms)
-        if top == "full":
+        result = library.search(q.text, mode=tally.top, filters=filters)  # type: ignore[arg-type]
+        tally.timing((time.perf_counter() - t0) * 1000, result)
+        if tally.top == "full":
             for h in hooks:
                 h.observe(q, result)
-        if not q.targets:
-            continue
-        scored += 1
-        groups = [[resolver.hit_ids([t]) for t in g] for g in q.alternatives()]
-        for m in runnable:
-            r = joint_rank(result.trace.stage(MODE_STAGE[m]), groups)
-            ranks[m].append(r)
-            fam_ranks[m].setdefault(q.family, []).append(r)
-        pool = result.trace.stage("fused") or result.trace.stage(MODE_STAGE[top])
-        pool_ranks.setdefault(q.family, []).append(joint_rank(pool, groups))
-        verdict, blamed = "", None
-        if top == "full":
+        if q.targets:
             dg = diagnose_result(library, result.trace, q.targets, filters=filters, resolver=resolver,
-                                 known=known, issues=issues)
-            verdict, blamed = dg.verdict, dg.stage
-            if dg.stage is not None:
-                losses[dg.stage] += 1
-            for b in dg.branch_misses:
-                losses[f"missed_by_{b}"] += 1
-        if ranks[top][-1] != 1:
-            misses.append({"line": q.line, "question": q.text, "family": q.family, "rank": ranks[top][-1],
-                           "pool_rank": pool_ranks[q.family][-1], "verdict": verdict, "stage": blamed})
+                                 known=known, issues=issues) if tally.top == "full" else None
+            tally.score(q, result, resolver, dg)
     if progress is not None:
         progress(len(questions), len(questions))
-    out: dict[str, Any] = {"questions": len(questions), "scored": scored, "no_answer": len(questions) - scored,
-                           "modes": {}}
-    for m in modes:
-        if m in unavailable:
-            out["modes"][m] = {"unavailable": unavailable[m]}
-            continue
-        entry: dict[str, Any] = _metrics(ranks[m])
-        entry["by_family"] = {f: {**_metrics(r), "questions": len(r)} for f, r in sorted(fam_ranks[m].items())}
-        out["modes"][m] = entry
-    out["losses"] = losses if top == "full" else {}
-    pool = [r for rs in pool_ranks.values() for r in rs]
-    out["pool_coverage"] = {"all": _coverage(pool), **{f: _coverage(r) for f, r in sorted(pool_ranks.items())}}
-    out["misses"] = misses
-    out["timings_ms"] = {s: _pct(v) for s, v in timings.items()}
+    out = tally.report(len(questions), modes, unavailable)
     out["reranker"] = library.reranker_status
     for h in hooks:
         key, value = h.summary()
         out[key] = value
     return out
+
+
+def _probe(library: Library, modes: Sequence[str], filters: FilterConfig | None) -> dict[str, str]:
+    """Modes that cannot run, and why: reported, not fatal."""
+    unavailable: dict[str, str] = {}
+    for m in modes:
+        try:
+            library.search("probe", mode=m, filters=filters)  # type: ignore[arg-type]
+        except Exception as e:  # noqa: BLE001 - the reason goes into the report
+            unavailable[m] = f"{type(e).__name__}: {e}"
+    return unavailable
+
+
+@dataclass(slots=True)
+class _Tally:
+    """What the questions add up to: ranks per mode and family, losses, misses, timings."""
+
+    runnable: list[str]
+    top: str | None
+    scored: int = 0
+    ranks: dict[str, list[int | None]] = field(default_factory=dict)
+    fam_ranks: dict[str, dict[str, list[int | None]]] = field(default_factory=dict)
+    pool_ranks: dict[str, list[int | None]] = field(default_factory=dict)  # per family, in the fused pool
+    losses: dict[str, int] = field(default_factory=lambda: {s: 0 for s in LOSS_STAGES}
+                                   | {"missed_by_lexical": 0, "missed_by_vector": 0})
+    misses: list[dict[str, Any]] = field(default_factory=list)
+    timings: dict[str, list[float]] = field(default_factory=dict)
+
+    def timing(self, total_ms: float, result: SearchResult) -> None:
+        self.timings.setdefault("total", []).append(total_ms)
+        for s in result.trace.stages:
+            self.timings.setdefault(s.name, []).append(s.ms)
+
+    def score(self, q: Question, result: SearchResult, resolver: GoldResolver, dg) -> None:
+        assert self.top is not None
+        self.scored += 1
+        groups = [[resolver.hit_ids([t]) for t in g] for g in q.alternatives()]
+        for m in self.runnable:
+            r = joint_rank(result.trace.stage(MODE_STAGE[m]), groups)
+            self.ranks.setdefault(m, []).append(r)
+            self.fam_ranks.setdefault(m, {}).setdefault(q.family, []).append(r)
+        pool = result.trace.stage("fused") or result.trace.stage(MODE_STAGE[self.top])
+        pool_rank = joint_rank(pool, groups)
+        self.pool_ranks.setdefault(q.family, []).append(pool_rank)
+        if dg is not None:
+            if dg.stage is not None:
+                self.losses[dg.stage] += 1
+            for b in dg.branch_misses:
+                self.losses[f"missed_by_{b}"] += 1
+        rank = self.ranks[self.top][-1]
+        if rank != 1:
+            self.misses.append({"line": q.line, "question": q.text, "family": q.family, "rank": rank,
+                                "pool_rank": pool_rank, "verdict": dg.verdict if dg else "",
+                                "stage": dg.stage if dg else None})
+
+    def report(self, questions: int, modes: Sequence[str], unavailable: dict[str, str]) -> dict[str, Any]:
+        out: dict[str, Any] = {"questions": questions, "scored": self.scored,
+                               "no_answer": questions - self.scored, "modes": {}}
+        for m in modes:
+            if m in unavailable:
+                out["modes"][m] = {"unavailable": unavailable[m]}
+                continue
+            entry: dict[str, Any] = _metrics(self.ranks.get(m, []))
+            entry["by_family"] = {f: {**_metrics(r), "questions": len(r)}
+                                  for f, r in sorted(self.fam_ranks.get(m, {}).items())}
+            out["modes"][m] = entry
+        out["losses"] = self.losses if self.top == "full" else {}
+        pool = [r for rs in self.pool_ranks.values() for r in rs]
+        out["pool_coverage"] = {"all": _coverage(pool),
+                                **{f: _coverage(r) for f, r in sorted(self.pool_ranks.items())}}
+        out["misses"] = self.misses
+        out["timings_ms"] = {s: _pct(v) for s, v in self.timings.items()}
+        return out
 
 
 def format_report(report: dict[str, Any]) -> str:
