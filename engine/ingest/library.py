@@ -101,69 +101,75 @@ def iter_library(root: Path, config: ChunkingConfig) -> Iterator[Item]:
 def _read(root: Path, path: Path, config: ChunkingConfig,
           sidecar: Sidecar) -> tuple[Document, list[Block], list[IngestIssue]] | IngestIssue:
     rel = relative_name(root, path)
+    got = _file_bytes(root, path, config)
+    if isinstance(got, str):
+        return IngestIssue(rel, got)
+    fmt, data = got
+    parsed = _parse(path, fmt, data, config)
+    if isinstance(parsed, str):
+        return IngestIssue(rel, parsed)
+    return _finish(rel, hashlib.sha256(data).hexdigest(), fmt, parsed, sidecar)
 
-    def skip(reason: str) -> IngestIssue:
-        return IngestIssue(rel, reason)
 
+def _file_bytes(root: Path, path: Path, config: ChunkingConfig) -> tuple[Format, bytes] | str:
+    """The file's format and bytes, or why it is skipped (name, link, kind, type, size)."""
     if _bad_name(path.relative_to(root).as_posix()):
-        return skip("file name is not valid UTF-8: rename the file")
+        return "file name is not valid UTF-8: rename the file"
     fmt = FORMATS.get(path.suffix.lower())
     try:
         st = path.lstat()
     except OSError as e:
-        return skip(f"cannot read: {e.strerror or e}")
+        return f"cannot read: {e.strerror or e}"
     if stat.S_ISLNK(st.st_mode):
         try:
             target = path.resolve(strict=True)
         except (OSError, RuntimeError):
-            return skip("broken symbolic link")
+            return "broken symbolic link"
         if not target.is_relative_to(root.resolve()):
-            return skip("symbolic link to outside the library: not followed")
+            return "symbolic link to outside the library: not followed"
         if target.is_dir():
-            return skip("symbolic link to a folder: not followed")
+            return "symbolic link to a folder: not followed"
         st = target.stat()
     if stat.S_ISDIR(st.st_mode):
-        return skip("is a folder")
+        return "is a folder"
     if not stat.S_ISREG(st.st_mode):
-        return skip("not a regular file (device, FIFO or socket)")
+        return "not a regular file (device, FIFO or socket)"
     if fmt is None:
-        return skip(f"unsupported file type '{path.suffix or '(none)'}' (supported: {', '.join(sorted(FORMATS))})")
+        return f"unsupported file type '{path.suffix or '(none)'}' (supported: {', '.join(sorted(FORMATS))})"
     cap = config.max_file_mb * 1024 * 1024
     if st.st_size > cap:
-        return skip(f"larger than {config.max_file_mb:g} MB (chunking.max_file_mb): {st.st_size / 1048576:.1f} MB")
+        return f"larger than {config.max_file_mb:g} MB (chunking.max_file_mb): {st.st_size / 1048576:.1f} MB"
     if st.st_size == 0:
-        return skip("empty file")
+        return "empty file"
     try:
         with open(path, "rb") as f:
             data = f.read(int(cap) + 1)
     except OSError as e:
-        return skip(f"cannot read: {e.strerror or e}")
+        return f"cannot read: {e.strerror or e}"
     if len(data) > cap:
-        return skip(f"larger than {config.max_file_mb:g} MB (chunking.max_file_mb)")
-    sha = hashlib.sha256(data).hexdigest()
+        return f"larger than {config.max_file_mb:g} MB (chunking.max_file_mb)"
+    return fmt, data
 
+
+def _parse(path: Path, fmt: Format, data: bytes, config: ChunkingConfig) -> Parsed | str:
+    """The parsed document, or why it is skipped."""
     if fmt == "pdf":
         if not data.lstrip()[:5].startswith(b"%PDF"):
-            return skip("not a PDF (no %PDF header)")
+            return "not a PDF (no %PDF header)"
         parsed = parse_pdf(path, timeout_s=config.pdf_timeout_s, memory_mb=config.pdf_memory_mb)
-        if isinstance(parsed, PdfFailure):
-            return skip(parsed.reason)
-    else:
-        text = decode(data)
-        if isinstance(text, IngestIssue):
-            return skip(text.reason)
-        if not text.strip():
-            return skip("only whitespace")
-        text = _lone_cr_to_lf(text)
-        if fmt != "html" and _longest_line(text) > MAX_LINE_CHARS:
-            return skip(f"a line longer than {MAX_LINE_CHARS:,} characters: not a manual "
-                        "(generated or minified data?)")
-        try:
-            parsed = {"markdown": parse_markdown, "html": parse_html, "text": parse_text}[fmt](text)
-        except FrontMatterError as e:
-            return skip(f"{e}: fix the front matter (its access rules cannot be read, so the file is "
-                        "not indexed)")
-    return _finish(rel, sha, fmt, parsed, sidecar)
+        return parsed.reason if isinstance(parsed, PdfFailure) else parsed
+    text = decode(data)
+    if isinstance(text, IngestIssue):
+        return text.reason
+    if not text.strip():
+        return "only whitespace"
+    text = _lone_cr_to_lf(text)
+    if fmt != "html" and _longest_line(text) > MAX_LINE_CHARS:
+        return f"a line longer than {MAX_LINE_CHARS:,} characters: not a manual (generated or minified data?)"
+    try:
+        return {"markdown": parse_markdown, "html": parse_html, "text": parse_text}[fmt](text)
+    except FrontMatterError as e:
+        return f"{e}: fix the front matter (its access rules cannot be read, so the file is not indexed)"
 
 
 def _longest_line(text: str) -> int:
