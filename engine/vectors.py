@@ -223,35 +223,41 @@ class VectorIndex:
             raise bad(f"{MATRIX_NAME} is {matrix.dtype} {matrix.shape}, manifest says float32 ({count}, {mdim})")
         if count == 0:
             return cls(matrix, None, m, efc, seed)
-        graph_path = dir / GRAPH_NAME
-        try:
-            with graph_path.open("rb") as f:
-                header = f.read(_HNSW_HEADER.size)
-        except FileNotFoundError as e:
-            raise bad(f"{GRAPH_NAME} is missing") from e
-        except OSError as e:
-            raise bad(f"{GRAPH_NAME} is unreadable: {e}") from e
-        if len(header) < _HNSW_HEADER.size:
-            raise bad(f"{GRAPH_NAME} is truncated")
-        h = _HNSW_HEADER.unpack(header)
-        h_count, label_offset, offset_data = h[2], h[4], h[5]
-        if h_count != count or label_offset - offset_data != 4 * mdim:
-            raise bad(f"{GRAPH_NAME} holds {h_count} vectors of {(label_offset - offset_data) // 4} dims, "
-                      f"manifest says {count} of {mdim}")
-        graph = hnswlib.Index(space=SPACE, dim=mdim)
-        try:
-            graph.load_index(str(graph_path), max_elements=count)
-        except (RuntimeError, ValueError) as e:
-            raise bad(f"{GRAPH_NAME} is unreadable: {e}") from e
-        if graph.get_current_count() != count:
-            raise bad(f"{GRAPH_NAME} holds {graph.get_current_count()} vectors, manifest says {count}")
-        probe = np.unique(np.linspace(0, count - 1, num=min(count, 8)).astype(np.int64))
-        stored = np.asarray(graph.get_items(probe), dtype=np.float32)
-        if not np.allclose(stored, _normalised(matrix[probe]), atol=1e-4):
-            raise bad(f"{GRAPH_NAME} does not hold the vectors of {MATRIX_NAME}")
+        graph = _load_graph(dir / GRAPH_NAME, count, mdim, matrix, bad)
         return cls(matrix, graph, m, efc, seed)
 
 
 def _normalised(rows: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(rows, axis=1, keepdims=True)
     return rows / np.where(norms > 0, norms, 1)
+
+
+def _load_graph(graph_path: Path, count: int, mdim: int, matrix: np.ndarray, bad) -> hnswlib.Index:
+    """The HNSW graph, its header checked against the manifest before hnswlib reads it, and a
+    probe of its vectors against the matrix after."""
+    try:
+        with graph_path.open("rb") as f:
+            header = f.read(_HNSW_HEADER.size)
+    except FileNotFoundError as e:
+        raise bad(f"{GRAPH_NAME} is missing") from e
+    except OSError as e:
+        raise bad(f"{GRAPH_NAME} is unreadable: {e}") from e
+    if len(header) < _HNSW_HEADER.size:
+        raise bad(f"{GRAPH_NAME} is truncated")
+    h = _HNSW_HEADER.unpack(header)
+    h_count, label_offset, offset_data = h[2], h[4], h[5]
+    if h_count != count or label_offset - offset_data != 4 * mdim:
+        raise bad(f"{GRAPH_NAME} holds {h_count} vectors of {(label_offset - offset_data) // 4} dims, "
+                  f"manifest says {count} of {mdim}")
+    graph = hnswlib.Index(space=SPACE, dim=mdim)
+    try:
+        graph.load_index(str(graph_path), max_elements=count)
+    except (RuntimeError, ValueError) as e:
+        raise bad(f"{GRAPH_NAME} is unreadable: {e}") from e
+    if graph.get_current_count() != count:
+        raise bad(f"{GRAPH_NAME} holds {graph.get_current_count()} vectors, manifest says {count}")
+    probe = np.unique(np.linspace(0, count - 1, num=min(count, 8)).astype(np.int64))
+    stored = np.asarray(graph.get_items(probe), dtype=np.float32)
+    if not np.allclose(stored, _normalised(matrix[probe]), atol=1e-4):
+        raise bad(f"{GRAPH_NAME} does not hold the vectors of {MATRIX_NAME}")
+    return graph
