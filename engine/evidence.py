@@ -59,7 +59,6 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
     paragraph is cut into sentences. Headings and code fences are not claims.
     """
     text = chunk.text
-    base = chunk.char_start
     out: list[tuple[UnitKind, int, int, str]] = []
     para: list[tuple[int, int]] = []  # (start, end) of consecutive prose lines
     heading = ""
@@ -106,14 +105,15 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
         start = line_start + (q.end() if q else 0)
         para.append((start, line_end))
     flush()
+    return _units(chunk, out)
 
-    units = []
-    for i, (kind, s, e, head) in enumerate(out):
-        units.append(Unit(
-            chunk_id=chunk.id, kind=kind, char_start=base + s, char_end=base + e, text=text[s:e],
-            order=i, line=chunk.start_line + text.count("\n", 0, s), heading=head,
-        ))
-    return tuple(units)
+
+def _units(chunk: Chunk, spans: list[tuple[UnitKind, int, int, str]]) -> tuple[Unit, ...]:
+    """Units from (kind, start, end, heading) spans of ``chunk.text``, in order."""
+    text, base = chunk.text, chunk.char_start
+    return tuple(Unit(chunk_id=chunk.id, kind=kind, char_start=base + s, char_end=base + e, text=text[s:e],
+                      order=i, line=chunk.start_line + text.count("\n", 0, s), heading=head)
+                 for i, (kind, s, e, head) in enumerate(spans))
 
 
 def _strip(text: str, s: int, e: int) -> tuple[int, int]:
