@@ -49,7 +49,7 @@ def branch_lists(spec: str, config, index_root: Path) -> list[dict]:
         out.append({"set": name, "family": q.family or name,
                     "gold": {c.id for t in q.targets for c in gold.hits(t)},
                     "lex": [r.chunk_id for r in lex.ranked], "vec": [r.chunk_id for r in vec.ranked],
-                    "sight": lib._snap.lexical.sight(q.text)})
+                    "sight": lib.lexical_sight(q.text)})
     lib.close()
     return out
 

@@ -30,8 +30,9 @@ JSON shape (``evaluate()`` returns it, ``fieldqa eval --json`` prints it)::
 
 Hooks: ``evaluate(..., hooks=[h])`` calls ``h.observe(question, result)`` after each full
 search and puts ``h.summary()`` (a (key, JSON-able value) pair) into the output; the
-answers module uses this for its "answers" object: ``fieldqa eval --answers`` calls
-``engine.answer.eval_hook(library, config)`` and passes the hook it returns.
+answers module uses this for its "answers" object: ``fieldqa eval --answers`` passes an
+``engine.answer_eval.AnswerEval``. ``--misses`` prints every question not answered at rank 1
+(``format_misses``).
 """
 
 from __future__ import annotations
