@@ -764,3 +764,21 @@ def test_a_condition_at_the_top_of_a_section_travels_with_an_answer_from_its_las
     lock = [c for c in a.claims if "breaker Q3 is locked out" in c.text]
     assert lock and lock[0].is_condition
     assert_verbatim(lib, a)
+
+
+def test_a_table_caption_is_not_a_condition(tmp_path, write_library, open_library, fast_config):
+    from engine.answer.scoring import states_condition
+
+    text = ("# Pump\n\n## Torques\n\nTable 3 — Tightening torques (dry threads unless stated)\n\n"
+            "| Fastener | Size | Torque (N·m) |\n|---|---|---|\n| Impeller nut | M16 | 38 |\n\n"
+            "Do not reuse the impeller nut.\n")
+    root = write_library(tmp_path / "lib", {"pump.md": text})
+    lib = open_library(root, config=fast_config.replace(**{"answer.abstain_threshold": -1.0}))
+    lib.build()
+    chunk = next(c for c in lib.all_chunks() if "Impeller nut" in c.text)
+    units = {u.text: u for u in split_units(chunk)}
+    caption = next(u for t, u in units.items() if t.startswith("Table 3"))
+    assert "Table 3" in chunk.context and not states_condition(caption, chunk)
+    assert states_condition(units["Do not reuse the impeller nut."], chunk)
+    a = lib.ask("What torque for the impeller nut?")
+    assert not any(c.is_condition and c.text.startswith("Table 3") for c in a.claims)

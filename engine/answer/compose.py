@@ -8,14 +8,14 @@ from engine.answer.abstention import (
     Verdict, _names, _typed_candidates, abstain_threshold, abstains, answerability,
 )
 from engine.answer.conditions import _conditions
-from engine.answer.scoring import Assessment, ScoredUnit, assess
+from engine.answer.scoring import Assessment, ScoredUnit, assess, states_condition
 from engine.answer.selection import PASSAGE_MARGIN, _choose
 from engine.answer.task import code_remedies, is_procedural, is_safety, procedure_steps
 from engine.answer.versions import MetaCache, VersionConflicts, find_version_conflicts
 from engine.config import Config
 from engine.conflicts import table_header
 from engine.eligibility import Eligibility
-from engine.evidence import Unit, injection_reason, is_condition
+from engine.evidence import Unit, injection_reason
 from engine.types import Answer, Chunk, Citation, Claim, DocumentMeta, SearchResult, StageStatus
 
 INSTRUCTION_NOTE = ("text that reads as an instruction to the system is shown as quoted evidence "
@@ -138,7 +138,7 @@ def _claims(result: SearchResult, chosen: list[ScoredUnit], related: list[Scored
         entries.setdefault((s.chunk.id, s.unit.order), (s.unit, s.chunk, s.rank, True, s.flagged))
     for u, c, rank in found.used_units():
         if c.id not in found.warning_only:
-            entries.setdefault((c.id, u.order), (u, c, rank, is_condition(u.text), injection_reason(u.text)))
+            entries.setdefault((c.id, u.order), (u, c, rank, states_condition(u, c), injection_reason(u.text)))
     in_context = {h.chunk.id for h in result.hits}
     best_at_rank: dict[int, float] = {}
     for s in chosen:

@@ -147,7 +147,7 @@ def assess(question: str, result: SearchResult, library, config: Config,
         score = (float(cs) + W_LEXICAL * overlap + W_CODE * shared + rank_prior(rank)
                  + (W_TYPE if typed else 0.0)
                  - (FLAG_PENALTY if flag else 0.0) - (W_OFF_DEVICE if c.path in off_device else 0.0))
-        scored.append(ScoredUnit(u, c, rank, float(cs), overlap, shared, score, is_condition(u.text), flag,
+        scored.append(ScoredUnit(u, c, rank, float(cs), overlap, shared, score, states_condition(u, c), flag,
                                  typed))
     clean = [s for s in scored if not s.flagged]
     best = max((s.score for s in clean), default=-1.0)
@@ -155,6 +155,13 @@ def assess(question: str, result: SearchResult, library, config: Config,
     best_cos = max((s.cosine for s in clean), default=-1.0)
     return Assessment(question, tuple(scored), evidence, best_cos, missing, rerank_top,
                       tuple(t.name for t in expected), tuple(t.name for t in unanswered(expected, pieces)))
+
+
+def states_condition(unit: Unit, chunk: Chunk) -> bool:
+    """A warning or restriction (engine.evidence.is_condition), unless the unit is a table's
+    caption, which the chunker carries in the chunk's context: "Table 3 (dry threads unless
+    stated)" describes the table, it does not govern a step."""
+    return is_condition(unit.text) and unit.text.strip() not in chunk.context
 
 
 def rank_prior(rank: int) -> float:
@@ -168,7 +175,7 @@ def _meta_words(library, chunk: Chunk) -> str:
 
 
 def _unscored(chunk: Chunk, rank: int) -> list[ScoredUnit]:
-    return [ScoredUnit(u, chunk, rank, 0.0, 0.0, 0, 0.0, is_condition(u.text), injection_reason(u.text))
+    return [ScoredUnit(u, chunk, rank, 0.0, 0.0, 0, 0.0, states_condition(u, chunk), injection_reason(u.text))
             for u in split_units(chunk)]
 
 
@@ -181,5 +188,5 @@ def _score_extra(question: str, chunk: Chunk, rank: int, library,
         return []
     qv = np.asarray(library.embedder.embed_queries([question]), dtype=np.float32)[0]
     uv = _CACHE.passages(library.embedder, [_embed_text(u, chunk) for u in units])
-    return [ScoredUnit(u, chunk, rank, float(c), 0.0, 0, float(c), is_condition(u.text),
+    return [ScoredUnit(u, chunk, rank, float(c), 0.0, 0, float(c), states_condition(u, chunk),
                        injection_reason(u.text)) for u, c in zip(units, uv @ qv)]
