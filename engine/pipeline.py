@@ -159,18 +159,18 @@ class Library:
         """The current generation, read in one transaction; when another process switched
         generations meanwhile (the files read were just replaced), read again rather than call
         the index corrupt."""
-        for attempt in range(SWITCH_RETRIES):
+        attempt = 0
+        while True:
             with self.store.reading():
                 tried = self.store.current_number()
                 try:
                     return self._read_snapshot()
-                except IndexCorrupt:
-                    pass
-            if attempt == SWITCH_RETRIES - 1 or self.store.current_number() == tried:
-                with self.store.reading():
-                    return self._read_snapshot()  # the same generation again: really damaged
-            time.sleep(0.02 * (attempt + 1))
-        raise AssertionError("unreachable")
+                except IndexCorrupt as e:
+                    error = e
+            attempt += 1
+            if attempt >= SWITCH_RETRIES or self.store.current_number() == tried:
+                raise error  # the generation did not change under us: it is really damaged
+            time.sleep(0.02 * attempt)
 
     def _read_snapshot(self) -> Snapshot:
         from engine.lexical import LexicalIndex

@@ -155,10 +155,10 @@ def _claims(result: SearchResult, chosen: list[ScoredUnit], related: list[Scored
             citations.append(citation_for(numbers[c.id], c, meta(c)))
         return numbers[c.id]
 
-    ordered.sort(key=lambda e: not (is_safety(e[0].text) and not e[4]))  # stable: safety first
+    marked = sorted(((e, is_safety(e[0].text) and not e[4]) for e in ordered), key=lambda m: not m[1])
     claims = [Claim(text=u.text, citation=number(c), char_start=u.char_start, char_end=u.char_end,
-                    is_condition=cond, flagged=flag, safety=is_safety(u.text) and not flag,
-                    header=table_header(c, u)) for u, c, _, cond, flag in ordered]
+                    is_condition=cond, flagged=flag, safety=safety, header=table_header(c, u))
+              for (u, c, _, cond, flag), safety in marked]  # stable sort: safety statements first
     for _u, c, _r in found.used_units():
         if c.id in found.warning_only:
             number(c)
