@@ -7,13 +7,15 @@ PY := $(VENV)/bin/python
 STAMPS := .stamps
 INSTALL_STAMP := $(STAMPS)/install-$(shell cat pyproject.toml | sha256sum | cut -c1-16)
 
-.PHONY: run test test-fast setup models index-samples bench offline-bundle clean-models
+.PHONY: run test test-fast setup models index-samples bench bench-reliability offline-bundle clean-models
 
 run: setup models index-samples
 	$(VENV)/bin/fieldqa samples
 
+# the tests, then the quick reliability bench (issue 18's properties in bulk; exits 1 on any failure)
 test: setup models
 	$(PY) -m pytest -q
+	$(PY) -m bench.reliability --quick
 
 test-fast: setup
 	$(PY) -m pytest -q -m "not slow"
@@ -41,6 +43,10 @@ bench: setup models
 	$(PY) bench/embed.py
 	$(PY) bench/chunking.py
 	$(PY) bench/retrieval.py --quick
+
+# the full reliability run (10,000 bad files, 2 readers x 1,000 questions...): bench/reliability.{json,md}
+bench-reliability: setup models
+	$(PY) -m bench.reliability
 
 # one archive with every wheel the app needs plus the built models (see README)
 offline-bundle: setup models

@@ -5,7 +5,8 @@ removes ANSI escape sequences and shows every other control, C1, bidi and invisi
 character as a visible ``\\xNN`` / ``\\uNNNN`` escape. :func:`markdown_escape` also
 backslash-escapes the characters Markdown would interpret, so a ``[bold]`` tag,
 a ``|`` or a ``*`` in a manual comes out as written. JSON keeps the exact text
-(claims must match their spans byte for byte); ``json.dumps`` escapes controls.
+(claims must match their spans byte for byte); :func:`engine.safety.json_dumps` writes the
+same unsafe characters as JSON escapes.
 
 The TUI shows document text in markup-off widgets and does not use this module's
 text renderer.

@@ -8,6 +8,9 @@ One module for every place that shows text from a manual (CLI, Markdown export, 
   (U+200E/U+200F, U+202A–U+202E, U+2066–U+2069) and the invisible format characters (zero-width
   space, word joiner, BOM, …; ZWJ/ZWNJ and the soft hyphen are kept: scripts need them) become a
   visible ``\\xNN`` / ``\\uNNNN`` escape.
+- :func:`json_dumps` (``--json`` output): the exact text (claims must match their spans once
+  decoded), with the same characters written as ``\\uNNNN`` escapes, so a terminal showing the
+  JSON is not driven or reordered by it either.
 - :func:`visible` (TUI): the same characters replaced one for one by a visible stand-in (C0
   controls by their Unicode "control pictures" ``␛``, the others by ``�``), so character spans
   into the text stay valid for highlighting; nothing is removed.
@@ -18,7 +21,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["terminal_safe", "visible", "is_unsafe"]
+__all__ = ["terminal_safe", "visible", "is_unsafe", "json_dumps"]
 
 _ANSI = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI
@@ -67,3 +70,18 @@ def visible(text: str) -> str:
     a CRLF line end becomes a space and a newline)."""
     text = text.replace("\r\n", " \n")
     return _UNSAFE.sub(lambda m: chr(_PICTURES.get(ord(m.group(0)), 0xFFFD)), text)
+
+
+def json_dumps(obj: object, **kw) -> str:
+    """``json.dumps(obj, ensure_ascii=False, **kw)`` with every unsafe character escaped; the
+    decoded JSON is unchanged (the escapes are JSON's own)."""
+    import json
+
+    def escape(m: re.Match) -> str:
+        code = ord(m.group(0))
+        if code < 0x10000:
+            return f"\\u{code:04x}"
+        code -= 0x10000
+        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+    return _UNSAFE.sub(escape, json.dumps(obj, ensure_ascii=False, **kw))

@@ -33,7 +33,7 @@ import re
 import shutil
 import sqlite3
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date as Date
 from pathlib import Path
@@ -142,6 +142,8 @@ class IndexStore:
         if db.exists() and db.stat().st_size == 0:
             raise IndexCorrupt(f"index database {db} is empty (truncated): {hint}")
         if not db.exists():
+            if not create and index_dir.is_dir() and any(_GEN_RE.match(p.name) for p in index_dir.iterdir()):
+                raise IndexCorrupt(f"index database {db} is missing (its generation folders remain): {hint}")
             if not create:
                 raise IndexCorrupt(f"no index at {index_dir}: build it with `fieldqa index "
                                    f"{library if library is not None else 'PATH'}`")
@@ -285,33 +287,41 @@ class IndexStore:
         sums = json.dumps(file_checksums(gdir), sort_keys=True)
         rows = [(i, *(_chunk_value(c, col) for col in _CHUNK_COLS), text_shas[i]) for i, c in enumerate(chunks)]
         marks = ",".join("?" * (len(_CHUNK_COLS) + 2))
-        with self._lock:
-            c = self._conn
-            try:
-                c.execute("BEGIN IMMEDIATE")
-                c.execute("DELETE FROM documents")
-                c.executemany("INSERT INTO documents VALUES (?,?,?,?,?,?,?,?,?)", documents)
-                c.execute("DELETE FROM chunks")
-                c.executemany(f"INSERT INTO chunks (row, {', '.join(_CHUNK_COLS)}, text_sha) "
-                              f"VALUES ({marks})", rows)
-                c.execute("DELETE FROM ingest_issues")
-                c.executemany("INSERT INTO ingest_issues VALUES (?,?,?)",
-                              [(i.path, i.reason, i.severity) for i in issues])
-                c.execute("INSERT INTO generations (number, dir, chunks) VALUES (?,?,?)",
-                          (number, gdir.name, len(chunks)))
-                c.execute("INSERT OR REPLACE INTO info VALUES ('current_generation', ?)", (str(number),))
-                c.execute("INSERT OR REPLACE INTO info VALUES ('generation_checksums', ?)", (sums,))
-                c.executemany("INSERT OR REPLACE INTO info VALUES (?, ?)", list((info or {}).items()))
-                c.execute("DELETE FROM generations WHERE number != ?", (number,))
-                # the cache keeps only texts some chunk still has (any model)
-                c.execute("DELETE FROM embeddings WHERE text_sha NOT IN (SELECT text_sha FROM chunks)")
-                c.execute("COMMIT")
-            except BaseException as e:
-                if c.in_transaction:  # a failed BEGIN leaves none: the real error must surface
+        with self._lock, self._write_transaction() as c:
+            c.execute("DELETE FROM documents")
+            c.executemany("INSERT INTO documents VALUES (?,?,?,?,?,?,?,?,?)", documents)
+            c.execute("DELETE FROM chunks")
+            c.executemany(f"INSERT INTO chunks (row, {', '.join(_CHUNK_COLS)}, text_sha) "
+                          f"VALUES ({marks})", rows)
+            c.execute("DELETE FROM ingest_issues")
+            c.executemany("INSERT INTO ingest_issues VALUES (?,?,?)",
+                          [(i.path, i.reason, i.severity) for i in issues])
+            c.execute("INSERT INTO generations (number, dir, chunks) VALUES (?,?,?)",
+                      (number, gdir.name, len(chunks)))
+            c.execute("INSERT OR REPLACE INTO info VALUES ('current_generation', ?)", (str(number),))
+            c.execute("INSERT OR REPLACE INTO info VALUES ('generation_checksums', ?)", (sums,))
+            c.executemany("INSERT OR REPLACE INTO info VALUES (?, ?)", list((info or {}).items()))
+            c.execute("DELETE FROM generations WHERE number != ?", (number,))
+            # the cache keeps only texts some chunk still has (any model)
+            c.execute("DELETE FROM embeddings WHERE text_sha NOT IN (SELECT text_sha FROM chunks)")
+
+    @contextlib.contextmanager
+    def _write_transaction(self) -> Iterator[sqlite3.Connection]:
+        """BEGIN IMMEDIATE ... COMMIT; on any error a rollback (when a transaction is open: a
+        failed BEGIN or COMMIT may leave none) and the SQLite error told apart (disk full,
+        read-only, corrupt...) by integrity.sqlite_error."""
+        c = self._conn
+        try:
+            c.execute("BEGIN IMMEDIATE")
+            yield c
+            c.execute("COMMIT")
+        except BaseException as e:
+            if c.in_transaction:  # the real error below matters more; SQLite rolls back on close too
+                with contextlib.suppress(sqlite3.Error):
                     c.execute("ROLLBACK")
-                if isinstance(e, sqlite3.DatabaseError):
-                    raise sqlite_error(e, self.dir / DB_NAME, self._library) from e
-                raise
+            if isinstance(e, sqlite3.DatabaseError):
+                raise sqlite_error(e, self.dir / DB_NAME, self._library) from e
+            raise
 
     def get_info(self, key: str) -> str | None:
         row = self._q("SELECT value FROM info WHERE key=?", (key,))
@@ -384,14 +394,8 @@ class IndexStore:
 
     def put_embeddings(self, model: str, items: Iterable[tuple[str, np.ndarray]]) -> None:
         rows = [(model, sha, int(v.shape[0]), np.asarray(v, dtype="<f4").tobytes()) for sha, v in items]
-        with self._lock:
-            try:
-                self._conn.execute("BEGIN IMMEDIATE")
-                self._conn.executemany("INSERT OR REPLACE INTO embeddings VALUES (?,?,?,?)", rows)
-                self._conn.execute("COMMIT")
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
+        with self._lock, self._write_transaction() as c:
+            c.executemany("INSERT OR REPLACE INTO embeddings VALUES (?,?,?,?)", rows)
 
     def import_embeddings(self, other_db: Path) -> int:
         """Copy another index's embedding cache into this one (same texts, same model, no re-embedding)."""

@@ -11,8 +11,8 @@ rebuilt without re-embedding. Do not add rows while searching; build anew.
 
 from __future__ import annotations
 
+import errno
 import json
-import struct
 import threading
 from pathlib import Path
 
@@ -20,6 +20,7 @@ import hnswlib
 import numpy as np
 
 from engine.errors import IndexCorrupt
+from engine.hnsw_file import graph_problem
 
 __all__ = ["VectorIndex"]
 
@@ -28,10 +29,6 @@ SPACE = "cosine"
 META_NAME = "vectors.json"
 MATRIX_NAME = "vectors.npy"
 GRAPH_NAME = "hnsw.bin"
-# hnswlib's file header: offsetLevel0, max_elements, cur_element_count,
-# size_data_per_element, label_offset, offsetData (size_t), maxlevel (int),
-# enterpoint (uint32), maxM, maxM0, M (size_t), mult (double), ef_construction (size_t).
-_HNSW_HEADER = struct.Struct("<QQQQQQiIQQQdQ")
 
 
 class VectorIndex:
@@ -177,6 +174,11 @@ class VectorIndex:
         np.save(dir / MATRIX_NAME, self._matrix, allow_pickle=False)
         if self._graph is not None:
             self._graph.save_index(str(dir / GRAPH_NAME))
+            # hnswlib ignores write errors: a full disk leaves a short file behind, silently
+            problem = graph_problem(dir / GRAPH_NAME, len(self), self.dim)
+            if problem:
+                raise OSError(errno.EIO, f"the vector graph was not written completely ({problem}): "
+                                         "is the disk full?", str(dir / GRAPH_NAME))
         meta = {
             "format": FORMAT_VERSION,
             "space": SPACE,
@@ -233,31 +235,23 @@ def _normalised(rows: np.ndarray) -> np.ndarray:
 
 
 def _load_graph(graph_path: Path, count: int, mdim: int, matrix: np.ndarray, bad) -> hnswlib.Index:
-    """The HNSW graph, its header checked against the manifest before hnswlib reads it, and a
-    probe of its vectors against the matrix after."""
+    """The HNSW graph, its every offset, count and link checked (engine.hnsw_file) before
+    hnswlib reads it, and a probe of its vectors against the matrix after."""
     try:
-        with graph_path.open("rb") as f:
-            header = f.read(_HNSW_HEADER.size)
+        problem = graph_problem(graph_path, count, mdim)
     except FileNotFoundError as e:
         raise bad(f"{GRAPH_NAME} is missing") from e
-    except OSError as e:
+    except (OSError, ValueError) as e:
         raise bad(f"{GRAPH_NAME} is unreadable: {e}") from e
-    if len(header) < _HNSW_HEADER.size:
-        raise bad(f"{GRAPH_NAME} is truncated")
-    h = _HNSW_HEADER.unpack(header)
-    h_count, label_offset, offset_data = h[2], h[4], h[5]
-    if h_count != count or label_offset - offset_data != 4 * mdim:
-        raise bad(f"{GRAPH_NAME} holds {h_count} vectors of {(label_offset - offset_data) // 4} dims, "
-                  f"manifest says {count} of {mdim}")
+    if problem:
+        raise bad(f"{GRAPH_NAME} is not a valid graph of {count} vectors of {mdim} dims: {problem}")
     graph = hnswlib.Index(space=SPACE, dim=mdim)
     try:
         graph.load_index(str(graph_path), max_elements=count)
+        probe = np.unique(np.linspace(0, count - 1, num=min(count, 8)).astype(np.int64))
+        stored = np.asarray(graph.get_items(probe), dtype=np.float32)
     except (RuntimeError, ValueError) as e:
         raise bad(f"{GRAPH_NAME} is unreadable: {e}") from e
-    if graph.get_current_count() != count:
-        raise bad(f"{GRAPH_NAME} holds {graph.get_current_count()} vectors, manifest says {count}")
-    probe = np.unique(np.linspace(0, count - 1, num=min(count, 8)).astype(np.int64))
-    stored = np.asarray(graph.get_items(probe), dtype=np.float32)
     if not np.allclose(stored, _normalised(matrix[probe]), atol=1e-4):
         raise bad(f"{GRAPH_NAME} does not hold the vectors of {MATRIX_NAME}")
     return graph

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from engine.safety import _KEEP, _UNSAFE, terminal_safe, visible
+from engine.safety import _KEEP, _UNSAFE, is_unsafe, terminal_safe, visible
 
 
 def test_every_control_and_format_character_is_covered():
@@ -35,3 +35,15 @@ def test_visible_is_length_preserving_and_inert():
     assert all(not _UNSAFE.match(ch) for ch in out)
     assert out.startswith("ERR␛[31mRED")
     assert visible("a\r\nb") == "a \nb"
+
+
+def test_json_output_escapes_what_a_terminal_would_obey_and_decodes_to_the_same_text():
+    import json
+
+    from engine.safety import json_dumps
+
+    text = "Drehmoment 38 N·m \u202eevig\u202c zero\u200bwidth \x9b31m \x1b[2J tag\U000e0041 한국어"
+    out = json_dumps({"claim": text}, indent=2)
+    assert not any(is_unsafe(ch) for ch in out if ch not in "\n")
+    assert "한국어" in out and "N·m" in out  # other scripts stay readable
+    assert json.loads(out) == {"claim": text}

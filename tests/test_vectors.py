@@ -159,3 +159,66 @@ def test_expected_dim_mismatch_raises(tmp_path):
     VectorIndex.build(unit_rows(20)).save(tmp_path)
     with pytest.raises(IndexCorrupt, match="dimension"):
         VectorIndex.load(tmp_path, dim=DIM + 1)
+
+
+def _crafted(tmp_path, index, edit) -> str:
+    """Save ``index``, let ``edit(bytearray, header)`` alter its graph file, return the loader's error."""
+    from engine.hnsw_file import HEADER
+
+    vdir = tmp_path / "crafted"
+    index.save(vdir)
+    graph = vdir / "hnsw.bin"
+    body = bytearray(graph.read_bytes())
+    edit(body, HEADER.unpack(bytes(body[:HEADER.size])))
+    graph.write_bytes(bytes(body))
+    with pytest.raises(IndexCorrupt) as e:
+        VectorIndex.load(vdir, dim=DIM)
+    return str(e.value)
+
+
+def test_crafted_graph_files_are_refused_before_hnswlib_follows_them(index, tmp_path):
+    """hnswlib follows a link id or count as an offset: each of these would read outside its
+    memory at search time, so the loader refuses them first."""
+    from engine.hnsw_file import HEADER
+
+    def row0(header):  # byte offset of element 0's base-layer record
+        return HEADER.size
+
+    def far_link(body, h):
+        body[row0(h) + 4:row0(h) + 8] = (10 ** 6).to_bytes(4, "little")
+        body[row0(h):row0(h) + 2] = max(1, int.from_bytes(body[row0(h):row0(h) + 2], "little")).to_bytes(2, "little")
+
+    def long_count(body, h):
+        body[row0(h):row0(h) + 2] = (h[9] + 1).to_bytes(2, "little")  # maxM0 + 1
+
+    def entry_point(body, h):
+        body[52:56] = (10 ** 6).to_bytes(4, "little")  # enterpoint past the last element
+
+    def upper_size(body, h):
+        start = HEADER.size + h[2] * h[3]
+        body[start:start + 4] = (7).to_bytes(4, "little")  # not a whole number of levels
+
+    assert "points past the last element" in _crafted(tmp_path / "a", index, far_link)
+    assert "exceeds its list" in _crafted(tmp_path / "b", index, long_count)
+    assert "out of range" in _crafted(tmp_path / "c", index, entry_point)
+    assert "impossible upper-layer size" in _crafted(tmp_path / "d", index, upper_size)
+    assert "bytes after the graph" in _crafted(tmp_path / "e", index, lambda b, h: b.extend(b"\0" * 8))
+
+
+def test_a_graph_file_written_short_is_a_write_error_not_a_saved_index(index, tmp_path, monkeypatch):
+    """hnswlib ignores write errors (a full disk leaves a short file): save checks what it wrote."""
+    import errno
+
+    import hnswlib
+
+    real = hnswlib.Index.save_index
+
+    def short_write(self, path):
+        real(self, path)
+        with open(path, "r+b") as f:
+            f.truncate(f.seek(0, 2) // 2)
+
+    monkeypatch.setattr(hnswlib.Index, "save_index", short_write)
+    with pytest.raises(OSError) as e:
+        index.save(tmp_path / "v")
+    assert e.value.errno == errno.EIO and "disk full" in str(e.value)

@@ -39,9 +39,10 @@ from __future__ import annotations
 
 import argparse
 import errno
-import json
 import sys
 from pathlib import Path
+
+from engine.safety import json_dumps
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -94,7 +95,7 @@ def ask(args: argparse.Namespace) -> int:
             return 2
         answer = lib.ask(args.question, filters=cfg.filters)
     if args.json:
-        print(json.dumps(answer_to_dict(answer), ensure_ascii=False, indent=2))
+        print(json_dumps(answer_to_dict(answer), indent=2))
     elif args.export == "md":
         sys.stdout.write(render_markdown(answer))
     else:

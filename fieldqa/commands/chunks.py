@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 from engine.chunking import CountTokens, approx_counter, chunk_document, tokenizer_counter
 from engine.config import Config
 from engine.ingest import iter_library, read_document, read_sidecar
+from engine.safety import json_dumps
 from engine.types import Chunk, IngestIssue
 
 
@@ -55,11 +55,11 @@ def show_chunks(args: argparse.Namespace) -> int:
         docs += 1
         chunks += chunk_document(item[0], item[1], count, cfg.chunking)
     if args.json:
-        print(json.dumps({
+        print(json_dumps({
             "note": note,
             "chunks": [_chunk_json(c) for c in chunks],
             "issues": [{"path": i.path, "reason": i.reason, "severity": i.severity} for i in issues],
-        }, ensure_ascii=False, indent=1))
+        }, indent=1))
         return 0
     if note:
         print(f"note: {note}")

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
-import json
 import sys
 import threading
 import time
@@ -18,7 +17,7 @@ from typing import Any
 
 from engine.config import Config
 from engine.errors import IndexBusy, IndexCorrupt
-from engine.safety import terminal_safe as safe
+from engine.safety import json_dumps, terminal_safe as safe
 from engine.types import SearchResult, Trace
 
 MODES = ("lexical", "vector", "hybrid", "full")
@@ -237,9 +236,8 @@ def cmd_search(args: argparse.Namespace) -> int:
             return 2
         res = lib.search(args.question, mode=args.mode)
         if args.json:
-            print(json.dumps({"question": res.question, "mode": args.mode,
-                              "hits": [_hit_json(h) for h in res.hits], "trace": trace_json(res.trace)},
-                             ensure_ascii=False, indent=2))
+            print(json_dumps({"question": res.question, "mode": args.mode,
+                              "hits": [_hit_json(h) for h in res.hits], "trace": trace_json(res.trace)}, indent=2))
             return 0
         print(_search_text(res))
     return 0
@@ -255,11 +253,10 @@ def cmd_trace(args: argparse.Namespace) -> int:
         dg = diagnose(lib, args.question, args.expect)
         status = 0 if dg.verdict.startswith("present") else EXIT_NOT_FOUND
         if args.json:
-            print(json.dumps({"question": args.question, "expect": args.expect, "verdict": dg.verdict,
+            print(json_dumps({"question": args.question, "expect": args.expect, "verdict": dg.verdict,
                               "detail": dg.detail, "stage": dg.stage, "rank": dg.rank,
                               "branch_misses": list(dg.branch_misses),
-                              "trace": trace_json(dg.trace) if dg.trace else None},
-                             ensure_ascii=False, indent=2))
+                              "trace": trace_json(dg.trace) if dg.trace else None}, indent=2))
             return status
         if dg.trace is not None:
             print(_trace_text(lib, dg.trace, args.top))
@@ -294,7 +291,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
         report = evaluate(lib, questions, modes=modes, hooks=hooks, progress=progress)
         bar.write("\r" + " " * 30 + "\r")
-        print(json.dumps(report, ensure_ascii=False, indent=2) if args.json else format_report(report))
+        print(json_dumps(report, indent=2) if args.json else format_report(report))
         if args.misses and not args.json:
             print("\n" + safe(format_misses(report)))
     finally:
