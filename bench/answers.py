@@ -11,7 +11,7 @@ prints, per set:
 
 * cited rate (answerable questions whose answer cites a gold passage), abstention
   rate on answerable and on no-answer questions (and how many abstained because no
-  passage gives the attribute asked for, ``engine.answertype``), claims outside their
+  passage gives the attribute asked for, ``engine.answer.answertype``), claims outside their
   span, at the threshold in force and at the calibrated one;
 * the evidence-score distribution (min, p5, p10, p25, p50) of answerable and of
   no-answer questions;
@@ -38,9 +38,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from engine.answer import abstain_threshold, abstains, assess, compose_answer  # noqa: E402
-from engine.answer_eval import AnswerEval  # noqa: E402
+from engine.eval.answers import AnswerEval  # noqa: E402
 from engine.config import load_config  # noqa: E402
-from engine.evaluate import load_questions  # noqa: E402
+from engine.eval.retrieval import load_questions  # noqa: E402
 from engine.pipeline import Library  # noqa: E402
 
 EVAL = Path("/work/shared/eval")

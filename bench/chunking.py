@@ -16,7 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from engine.chunking import approx_counter, chunk_document, tokenizer_counter
+from engine.ingest.chunking import approx_counter, chunk_document, tokenizer_counter
 from engine.config import Config
 from engine.ingest import iter_library
 from engine.types import IngestIssue

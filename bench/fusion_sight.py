@@ -6,7 +6,7 @@
 RRF gives BM25's list the same weight whether or not it can see the question: a question in
 another language than the manuals shares only identifiers with them, and its BM25 list is
 mostly noise that drags the vector branch down. The fusion weighs the lexical list by
-``sight ** p`` (engine.lexical.LexicalIndex.sight: the IDF-weighted share of the question's
+``sight ** p`` (engine.index.lexical.LexicalIndex.sight: the IDF-weighted share of the question's
 terms that occur in the index) and the vector list by 1. ``p = 0`` is plain RRF. This prints
 R@1 / R@5 / MRR@10 of the fused list for each ``p`` per set and family (the branch lists are
 computed once per question), so ``retrieval.lexical_sight_power`` is chosen on train questions.
@@ -25,9 +25,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from engine.config import load_config  # noqa: E402
-from engine.diagnose import GoldResolver  # noqa: E402
-from engine.evaluate import load_questions  # noqa: E402
-from engine.fusion import fuse_rrf  # noqa: E402
+from engine.search.diagnose import GoldResolver  # noqa: E402
+from engine.eval.retrieval import load_questions  # noqa: E402
+from engine.search.fusion import fuse_rrf  # noqa: E402
 from engine.pipeline import Library  # noqa: E402
 
 EVAL = ROOT.parent / "shared" / "eval"

@@ -6,7 +6,7 @@ Each baseline is ``build(texts) -> searcher`` with ``searcher.search(query, k) -
 - ``build_fts5_unicode61``: SQLite FTS5, unicode61 tokenizer, query = OR of the words;
 - ``build_fts5_trigram``: SQLite FTS5, trigram tokenizer, query = OR of every character
   trigram of the question's words (FTS5 cannot match a phrase under 3 characters);
-- ``build_rank_bm25``: rank_bm25's BM25Okapi over ``engine.lexical.tokenize`` terms;
+- ``build_rank_bm25``: rank_bm25's BM25Okapi over ``engine.index.lexical.tokenize`` terms;
 - ``build_lexical``: fieldqa's ``LexicalIndex`` behind the same interface.
 
 Run ``python -m bench.lexical_baselines [SET_DIR]`` (default: /work/shared/eval/multi-dev)
@@ -27,7 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.lexical import LexicalIndex, tokenize
+from engine.index.lexical import LexicalIndex
+from engine.lang.words import tokenize
 
 DEFAULT_SET = Path("/work/shared/eval/multi-dev")
 _WORD_RE = re.compile(r"\w+")

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from engine.config import Config, FilterConfig
-from engine.eligibility import Eligibility
+from engine.search.eligibility import Eligibility
 from engine.errors import IndexBusy, IndexCorrupt
 from engine.pipeline import Library
 from engine.render import answer_to_dict, render_markdown, render_text
@@ -191,7 +191,7 @@ def corruption(settings, out) -> None:
 _PROBE = """
 import sys
 from engine.errors import IndexCorrupt
-from engine.vectors import VectorIndex
+from engine.index.vectors import VectorIndex
 import numpy as np
 try:
     index = VectorIndex.load(sys.argv[1], dim=int(sys.argv[2]))
@@ -268,7 +268,7 @@ def _cli(*args: str, **kw) -> subprocess.CompletedProcess:
 
 
 def errors(settings, out) -> None:
-    from engine.integrity import WriterLock
+    from engine.index.integrity import WriterLock
 
     root = _write(settings.work / "errors", DOCS)
     index = settings.work / "errors-idx"

@@ -10,11 +10,11 @@ first-stage candidates; p50/p95 wall time and the CPU time per call (on a shared
 the CPU time says what the wall time would be on idle cores).
 
 Quality, per dev split (``/work/shared/eval``): R@1, R@5 and MRR@10 of the lexical branch
-(``engine.lexical``), the e5 vector branch (``models/multilingual-e5-small``), their RRF
+(``engine.index.lexical``), the e5 vector branch (``models/multilingual-e5-small``), their RRF
 fusion ("hybrid", top 20), hybrid + rerank (the top 20 reordered by the cross-encoder;
 "20 -> 5" keeps the first 5), the plain blend (RRF of the fused and the cross-encoder
 orders, ``retrieval.rerank_blend_c``) and, when the model carries one, the learned blend the
-pipeline uses (engine.fusion.RerankBlend).  ``--split heldout`` scores the train
+pipeline uses (engine.search.fusion.RerankBlend).  ``--split heldout`` scores the train
 questions of the articles held out of training instead: settings are chosen there, never
 on dev.  ``--limit N`` scores a seeded random sample of N questions
 per split (multi-dev: the union of the per-split samples).  The first stage is the
@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT / "models" / "reranker"))
 from data import SETS, held_out, load_split, mrr_at, recall_at, sample_rows, split_candidates  # noqa: E402
 
 from engine.config import Config  # noqa: E402
-from engine.fusion import blend_orders  # noqa: E402
+from engine.search.fusion import blend_orders  # noqa: E402
 from engine.models import CrossEncoder  # noqa: E402
 
 FAMILY_SET = {"fr": "piaf-fr", "zh-hans": "cmrc-zh", "zh-hant": "drcd-zh-hant"}
@@ -97,7 +97,7 @@ def evaluate_set(ce: CrossEncoder | None, name: str, rows: list[int] | None, lim
     for c in blend_c:
         blended = [blend_orders(f[:RERANK_INPUT], r, c) for f, r in zip(cand.fused, reranked)]
         out[f"hybrid+rerank rrf(c={c})"] = metrics(blended, golds)
-    if ce.blend is not None:  # the weighted RRF learned with the model (engine.fusion.RerankBlend)
+    if ce.blend is not None:  # the weighted RRF learned with the model (engine.search.fusion.RerankBlend)
         learned = [ce.blend.order(f[:RERANK_INPUT], r, lx, vx)
                    for f, r, lx, vx in zip(cand.fused, reranked, cand.lexical, cand.vector)]
         out[f"hybrid+rerank learned(c={ce.blend.c})"] = metrics(learned, golds)

@@ -9,7 +9,7 @@ brute-force numpy vectors) measured in the same run and printed as ratios.
   ``.index/``, git-ignored; the corpus folders are only read).  Embeddings are cached in
   each index; the per-language sets first import the multi-dev cache (same passages), so
   the corpus is embedded once.  Scores follow the eval README's hit rule
-  (engine.evaluate).  Baselines search the *same chunk texts* (``Chunk.search_text``).
+  (engine.eval.retrieval).  Baselines search the *same chunk texts* (``Chunk.search_text``).
 - Latency: chunks synthesized from the multi-dev chunks — the real ones first, then
   copies with their words rotated and every 7th word dropped.  Vectors of copies are the
   source vector plus Gaussian noise (sigma 0.02 per dimension, renormalised); at 100k all
@@ -37,13 +37,13 @@ from typing import Any
 import numpy as np
 
 from engine.config import Config
-from engine.diagnose import GoldResolver
-from engine.evaluate import Question, evaluate, load_questions
-from engine.lexical import LexicalIndex
+from engine.search.diagnose import GoldResolver
+from engine.eval.retrieval import Question, evaluate, load_questions
+from engine.index.lexical import LexicalIndex
 from engine.pipeline import BuildProgress, Library
-from engine.store import DB_NAME
+from engine.index.store import DB_NAME
 from engine.types import Chunk, DocumentMeta
-from engine.vectors import VectorIndex
+from engine.index.vectors import VectorIndex
 
 EVAL = Path("/work/shared/eval")
 SETS = {"multi-dev": "questions.tsv", "piaf-fr": "questions.dev.tsv", "cmrc-zh": "questions.dev.tsv",

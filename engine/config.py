@@ -11,9 +11,12 @@ Where the values come from, lowest to highest priority:
 
 from __future__ import annotations
 
+import collections.abc
 import dataclasses
+import functools
 import math
 import tomllib
+import typing
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Mapping
@@ -32,8 +35,12 @@ def _default_models_dir() -> Path:
     return Path(platformdirs.user_data_dir(APP)) / "models"
 
 
-def doc(text: str, default: Any = dataclasses.MISSING, factory: Any = dataclasses.MISSING):
-    kw: dict[str, Any] = {"metadata": {"doc": text}}
+def doc(text: str, default: Any = dataclasses.MISSING, factory: Any = dataclasses.MISSING, *,
+        range: tuple[float, float] | None = None):  # noqa: A002 - reads as the setting's range
+    """A setting: its documentation, its default and, for a number, the values it may take (a
+    thread count of 1000 or a final context of 0 is a typo that would stall or empty every
+    answer, so it is refused with one line, not used)."""
+    kw: dict[str, Any] = {"metadata": {"doc": text, "range": range}}
     if factory is not dataclasses.MISSING:
         kw["default_factory"] = factory
     else:
@@ -46,39 +53,42 @@ class ModelsConfig:
     dir: Path = doc("Folder holding the built model folders.", factory=_default_models_dir)
     embedder: str = doc("Embedder folder name inside `dir`.", "multilingual-e5-small")
     reranker: str = doc("Cross-encoder folder name inside `dir` ('' = no reranker).", "fieldqa-reranker")
-    threads: int = doc("onnxruntime intra-op threads.", 2)
-    max_length: int = doc("Embedder max tokens per passage (longer is truncated).", 512)
-    batch_size: int = doc("Embedder batch size (batches are sorted by length).", 16)
-    rerank_max_length: int = doc("Cross-encoder max tokens per (question, passage) pair.", 256)
+    threads: int = doc("onnxruntime intra-op threads.", 2, range=(1, 64))
+    max_length: int = doc("Embedder max tokens per passage (longer is truncated).", 512, range=(16, 8192))
+    batch_size: int = doc("Embedder batch size (batches are sorted by length).", 16, range=(1, 1024))
+    rerank_max_length: int = doc("Cross-encoder max tokens per (question, passage) pair.",
+        256, range=(16, 8192))
 
 
 @dataclass(frozen=True, slots=True)
 class ChunkingConfig:
-    max_tokens: int = doc("Token budget per chunk, counted with the embedder's tokenizer.", 350)
-    overlap_tokens: int = doc("Overlap when one unit alone exceeds the budget and is split at sentences.", 32)
-    max_file_mb: float = doc("Files larger than this are skipped and reported.", 50.0)
-    pdf_timeout_s: float = doc("Time limit for parsing one PDF (in a subprocess).", 60.0)
-    pdf_memory_mb: int = doc("Address-space limit for the PDF parsing subprocess.", 1024)
+    max_tokens: int = doc("Token budget per chunk, counted with the embedder's tokenizer.",
+        350, range=(16, 8192))
+    overlap_tokens: int = doc("Overlap when one unit alone exceeds the budget and is split at sentences.",
+        32, range=(0, 4096))
+    max_file_mb: float = doc("Files larger than this are skipped and reported.", 50.0, range=(0.001, 100_000))
+    pdf_timeout_s: float = doc("Time limit for parsing one PDF (in a subprocess).", 60.0, range=(0.1, 3600))
+    pdf_memory_mb: int = doc("Address-space limit for the PDF parsing subprocess.",
+        1024, range=(64, 1_000_000))
 
 
 @dataclass(frozen=True, slots=True)
 class RetrievalConfig:
-    lexical_depth: int = doc("How many ids the lexical (BM25) branch returns.", 50)
-    vector_depth: int = doc("How many ids the vector (HNSW) branch returns.", 50)
+    lexical_depth: int = doc("How many ids the lexical (BM25) branch returns.", 50, range=(1, 100_000))
+    vector_depth: int = doc("How many ids the vector (HNSW) branch returns.", 50, range=(1, 100_000))
     rrf_c: int = doc(
         "Reciprocal rank fusion constant c in 1/(c + rank). 5, not the customary 60: chosen on train "
         "questions; on multi-dev hybrid R@5 is 0.967 at c=5, 0.958 at 20, 0.952 at 60 (lexical alone 0.960).",
-        5,
-    )
-    fused_window: int = doc("How many fused candidates survive fusion.", 50)
+        5, range=(0, 100_000))
+    fused_window: int = doc("How many fused candidates survive fusion.", 50, range=(1, 100_000))
     rerank: bool = doc(
         "Run the cross-encoder stage. Off by default: the shipped fieldqa-reranker lifts multi-dev R@1 "
         ".857 -> .889 but not the bundled manuals' (.652 either way, R@5 .924 -> .909) and costs ~0.4 s a "
         "question; see models/reranker/MODEL_CARD.md.", False)
-    rerank_input: int = doc("How many fused candidates the reranker scores.", 20)
+    rerank_input: int = doc("How many fused candidates the reranker scores.", 20, range=(0, 10_000))
     rerank_learned_blend: bool = doc(
         "Use the blend learned with the cross-encoder when its manifest has one (a weighted RRF of its "
-        "order with the fused and both branch orders, engine.fusion.RerankBlend); false: the RRF of the "
+        "order with the fused and both branch orders, engine.search.fusion.RerankBlend); false: the RRF of the "
         "fused and cross-encoder orders (rerank_blend_c). The shipped model's was fitted on Wikipedia QA "
         "(multi-dev R@1 .857 -> .889) and weights the lexical branch up; on manuals with cross-lingual "
         "questions the plain RRF does better (samples R@1 .652 vs .727): see models/reranker/MODEL_CARD.md.",
@@ -86,14 +96,17 @@ class RetrievalConfig:
     rerank_blend_c: int = doc(
         "Without a learned blend (none in the model's manifest, or rerank_learned_blend = false) the "
         "reranked order is the RRF (this c) of the fused order and the cross-encoder's. -1 = the "
-        "cross-encoder's order alone, for any model.", 5)
-    final_context: int = doc("How many passages the answer is built from.", 5)
-    context_token_budget: int = doc("Token budget for the final context incl. neighbour expansion.", 2000)
-    rerank_timeout_ms: int = doc("Reranker time limit; past it the fused order is kept (degraded).", 5000)
-    hnsw_m: int = doc("HNSW graph degree M.", 16)
-    hnsw_ef_construction: int = doc("HNSW ef at build time.", 200)
-    hnsw_ef_search: int = doc("HNSW ef at query time (raised to k when k exceeds it).", 64)
-    exact_search_below: int = doc("Below this many eligible chunks, vectors are searched exactly with numpy.", 5000)
+        "cross-encoder's order alone, for any model.", 5, range=(-1, 100_000))
+    final_context: int = doc("How many passages the answer is built from.", 5, range=(1, 10_000))
+    context_token_budget: int = doc("Token budget for the final context incl. neighbour expansion.",
+        2000, range=(1, 1_000_000))
+    rerank_timeout_ms: int = doc("Reranker time limit; past it the fused order is kept (degraded).",
+        5000, range=(1, 600_000))
+    hnsw_m: int = doc("HNSW graph degree M.", 16, range=(2, 256))
+    hnsw_ef_construction: int = doc("HNSW ef at build time.", 200, range=(8, 10_000))
+    hnsw_ef_search: int = doc("HNSW ef at query time (raised to k when k exceeds it).", 64, range=(1, 10_000))
+    exact_search_below: int = doc("Below this many eligible chunks, vectors are searched exactly with numpy.",
+        5000, range=(0, 10_000_000))
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,23 +120,22 @@ class FilterConfig:
 @dataclass(frozen=True, slots=True)
 class AnswerConfig:
     abstain_threshold: float = doc(
-        "Below this evidence score the answer says 'not found in these documents'.", 0.0
-    )
+        "Below this evidence score the answer says 'not found in these documents'.", 0.0, range=(-1e9, 1e9))
     answerability: str = doc(
-        "Learned answerability model (engine.answerability): a path, or a name inside `models.dir`'s "
+        "Learned answerability model (engine.answer.answerability): a path, or a name inside `models.dir`'s "
         "answerability folder; '' = the hand rule (evidence score below abstain_threshold).",
         "answerability.json")
     answerability_threshold: float = doc(
         "Abstain when the answerability probability is below this; -1 = the threshold fitted with "
-        "the model (on training questions).", -1.0)
-    max_claims: int = doc("Most claims in one answer.", 6)
-    to_consult: int = doc("Passages listed as 'to consult' when abstaining.", 3)
+        "the model (on training questions).", -1.0, range=(-1, 1))
+    max_claims: int = doc("Most claims in one answer.", 6, range=(1, 100))
+    to_consult: int = doc("Passages listed as 'to consult' when abstaining.", 3, range=(0, 50))
 
 
 @dataclass(frozen=True, slots=True)
 class TuiConfig:
     theme: str = doc("Textual theme name ('' = textual-dark; NO_COLOR is respected).", "")
-    history_size: int = doc("Questions remembered in the input history.", 100)
+    history_size: int = doc("Questions remembered in the input history.", 100, range=(1, 100_000))
     export_dir: Path | None = doc(
         "Folder for work-order exports from the TUI ('' = <user documents>/fieldqa-work-orders).", None)
     keymap: Mapping[str, str] = doc(
@@ -211,61 +223,47 @@ def _flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     return out
 
 
-# the values a setting may take: a thread count of 1000 or a final context of 0 is a typo that
-# would stall or empty every answer, so it is refused with one line, not used
-_RANGES: dict[str, tuple[float, float]] = {
-    "models.threads": (1, 64), "models.max_length": (16, 8192), "models.batch_size": (1, 1024),
-    "models.rerank_max_length": (16, 8192),
-    "chunking.max_tokens": (16, 8192), "chunking.overlap_tokens": (0, 4096), "chunking.max_file_mb": (0.001, 100_000),
-    "chunking.pdf_timeout_s": (0.1, 3600), "chunking.pdf_memory_mb": (64, 1_000_000),
-    "retrieval.lexical_depth": (1, 100_000), "retrieval.vector_depth": (1, 100_000),
-    "retrieval.rrf_c": (0, 100_000), "retrieval.fused_window": (1, 100_000), "retrieval.rerank_input": (0, 10_000),
-    "retrieval.rerank_blend_c": (-1, 100_000), "retrieval.final_context": (1, 10_000),
-    "retrieval.context_token_budget": (1, 1_000_000), "retrieval.rerank_timeout_ms": (1, 600_000),
-    "retrieval.hnsw_m": (2, 256), "retrieval.hnsw_ef_construction": (8, 10_000),
-    "retrieval.hnsw_ef_search": (1, 10_000), "retrieval.exact_search_below": (0, 10_000_000),
-    "answer.abstain_threshold": (-1e9, 1e9), "answer.answerability_threshold": (-1, 1),
-    "answer.max_claims": (1, 100), "answer.to_consult": (0, 50), "tui.history_size": (1, 100_000),
-}
-
-
-def _in_range(key: str, value: float) -> float:
-    lo, hi = _RANGES.get(key, (-math.inf, math.inf))
+def _in_range(key: str, value: float, allowed: tuple[float, float] | None) -> float:
+    lo, hi = allowed or (-math.inf, math.inf)
     if math.isnan(value) or not lo <= value <= hi:
         raise ConfigError(f"{key}: {value!r} is out of range (allowed {lo:g} to {hi:g})")
     return value
 
 
-def _coerce(value: Any, target: Any, key: str) -> Any:
-    t = target.type if isinstance(target.type, str) else str(target.type)
-    try:
-        if value is None or value == "" and "None" in t:
+@functools.cache
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+def _coerce(value: Any, owner: type, f: dataclasses.Field, key: str) -> Any:
+    """``value`` (from TOML or the command line) as the field's declared type, or a ConfigError."""
+    tp = _hints(owner)[f.name]
+    args = typing.get_args(tp)
+    if type(None) in args:  # X | None: '' or nothing means None
+        if value is None or value == "":
             return None
-        if "Path" in t:
+        tp = next(a for a in args if a is not type(None))
+    origin = typing.get_origin(tp) or tp
+    try:
+        if origin is Path:
             return Path(value).expanduser()
-        if t == "bool":
-            if not isinstance(value, bool):
+        if origin is bool or (origin in (int, float) and isinstance(value, bool)):
+            if not isinstance(value, bool) or origin is not bool:
                 raise TypeError
             return value
-        if t == "int":
-            if isinstance(value, bool):
-                raise TypeError
-            return _in_range(key, int(value))
-        if t == "float":
-            return _in_range(key, float(value))
-        if t == "str":
+        if origin in (int, float):
+            return _in_range(key, origin(value), f.metadata.get("range"))
+        if origin is str:
             return str(value)
-        if t.startswith("tuple"):
-            if isinstance(value, str):
-                value = [value]
-            return tuple(str(x) for x in value)
-        if t.startswith("Mapping"):
+        if origin is tuple:
+            return tuple(str(x) for x in ([value] if isinstance(value, str) else value))
+        if origin is collections.abc.Mapping:
             return {str(k): str(v) for k, v in dict(value).items()}
     except ConfigError:
         raise
     except (TypeError, ValueError) as e:
-        raise ConfigError(f"{key}: cannot use {value!r} as {t}") from e
-    return value
+        raise ConfigError(f"{key}: cannot use {value!r} as {getattr(tp, '__name__', tp)}") from e
+    raise ConfigError(f"{key}: settings of type {tp} are not supported")
 
 
 def _apply(cfg: Config, changes: Mapping[str, Any], origin: str) -> Config:
@@ -285,11 +283,11 @@ def _apply(cfg: Config, changes: Mapping[str, Any], origin: str) -> Config:
             sub_fields = {sf.name: sf for sf in fields(sub)}
             if rest not in sub_fields:
                 raise ConfigError(f"unknown config key: {key}")
-            sections.setdefault(head, {})[rest] = _coerce(value, sub_fields[rest], key)
+            sections.setdefault(head, {})[rest] = _coerce(value, type(sub), sub_fields[rest], key)
         else:
             if dataclasses.is_dataclass(getattr(cfg, head)):
                 raise ConfigError(f"{key} is a section: use [{key}] in TOML")
-            top[head] = _coerce(value, f, key)
+            top[head] = _coerce(value, Config, f, key)
         sources[key] = origin
     new = {name: dataclasses.replace(getattr(cfg, name), **vals) for name, vals in sections.items()}
     return dataclasses.replace(cfg, **top, **new, sources=sources)

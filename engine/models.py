@@ -21,7 +21,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from engine.fusion import RerankBlend
+from engine.search.fusion import RerankBlend
 
 FIX = "run `fieldqa models build` (or `make models`)"
 EMBEDDER_FILES = ("model.onnx", "tokenizer.json")
@@ -284,7 +284,7 @@ class CrossEncoder:
     ``token_type_ids``).  Score = the first output: shape ``[n]`` or ``[n, 1]`` as is;
     ``[n, k]`` with k >= 2: the last column (the positive-class logit for 2-way heads).
     An optional ``manifest.json`` gives ``name``, ``files["model.onnx"]`` (checksum) and
-    ``blend`` (the rerank stage's learned weighted RRF, engine.fusion.RerankBlend)."""
+    ``blend`` (the rerank stage's learned weighted RRF, engine.search.fusion.RerankBlend)."""
 
     SUPPORTED_INPUTS = {"input_ids", "attention_mask", "token_type_ids"}
 

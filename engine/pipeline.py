@@ -1,14 +1,14 @@
 """`Library`: the front door. Open an index, (re)build it, search it, answer from it.
 
     lib = Library.open(folder, config)        # loads the current generation (or none yet)
-    report = lib.build(progress=cb, cancel=ev) # engine.indexing: scan -> chunk -> embed -> index -> switch
-    result = lib.search("question")            # engine.searching: hits + Trace(lexical … context)
+    report = lib.build(progress=cb, cancel=ev) # engine.index.build: scan -> chunk -> embed -> index -> switch
+    result = lib.search("question")            # engine.search.stages: hits + Trace(lexical … context)
     answer = lib.answer(result)                # engine.answer: cited claims, conflicts, abstention
     answer = lib.ask("question")               # search + answer
 
-The work lives in modules named for it: ``engine.indexing`` (builds), ``engine.searching`` (the
-stages), ``engine.rerank`` (the cross-encoder stage), ``engine.snapshot`` (what a reader sees),
-``engine.store`` (the on-disk index), ``engine.answer`` (answers, over the ``AnswerSource`` this
+The work lives in modules named for it: ``engine.index.build`` (builds), ``engine.search.stages`` (the
+stages), ``engine.search.rerank`` (the cross-encoder stage), ``engine.index.snapshot`` (what a reader sees),
+``engine.index.store`` (the on-disk index), ``engine.answer`` (answers, over the ``AnswerSource`` this
 class provides).
 
 Threading: one writer (``build``; another process is refused by the index folder's lock) and
@@ -34,15 +34,15 @@ from typing import Any
 import numpy as np
 
 from engine.config import Config, FilterConfig
-from engine.eligibility import Eligibility
+from engine.search.eligibility import Eligibility
 from engine.errors import IndexCorrupt
-from engine.indexing import EMBED_BATCH, BuildCancelled, BuildProgress, Indexer
-from engine.rerank import Reranker
-from engine.searching import MODES, Mode
-from engine.searching import search as run_search
-from engine.snapshot import Snapshot
-from engine.integrity import WriterLock
-from engine.store import FORMAT_VERSION, DocumentRecord, IndexMismatch, IndexStore, rebuild_hint
+from engine.index.build import EMBED_BATCH, BuildCancelled, BuildProgress, Indexer
+from engine.search.rerank import Reranker
+from engine.search.stages import MODES, Mode
+from engine.search.stages import search as run_search
+from engine.index.snapshot import Snapshot
+from engine.index.integrity import WriterLock
+from engine.index.store import FORMAT_VERSION, DocumentRecord, IndexMismatch, IndexStore, rebuild_hint
 from engine.types import Chunk, DocumentMeta, IngestIssue, IngestReport, SearchResult
 
 __all__ = ["Library", "BuildProgress", "BuildCancelled", "Mode", "MODES", "EMBED_BATCH"]
@@ -129,8 +129,8 @@ class Library:
         self.close()
 
     def _expected_manifest(self) -> dict[str, Any]:
-        from engine.chunking import CHUNKER_VERSION
-        from engine.lexical import TOKENIZER_VERSION
+        from engine.ingest.chunking import CHUNKER_VERSION
+        from engine.lang.words import TOKENIZER_VERSION
 
         return {
             "format": FORMAT_VERSION,
@@ -173,8 +173,8 @@ class Library:
             time.sleep(0.02 * attempt)
 
     def _read_snapshot(self) -> Snapshot:
-        from engine.lexical import LexicalIndex
-        from engine.vectors import VectorIndex
+        from engine.index.lexical import LexicalIndex
+        from engine.index.vectors import VectorIndex
 
         gen = self.store.current()
         if gen is None:
@@ -206,7 +206,7 @@ class Library:
     def build(self, progress: Callable[[BuildProgress], None] | None = None,
               cancel: threading.Event | None = None, rebuild: bool = False) -> IngestReport:
         """Scan the library, re-chunk changed files, embed new texts, switch to a new generation
-        (engine.indexing). Raises ``BuildCancelled`` when ``cancel`` is set; the previous
+        (engine.index.build). Raises ``BuildCancelled`` when ``cancel`` is set; the previous
         generation stays."""
         report = progress or (lambda p: None)
 
@@ -233,7 +233,7 @@ class Library:
 
     def search(self, question: str, *, mode: Mode = "full", filters: FilterConfig | None = None,
                exclude: Collection[str] = ()) -> SearchResult:
-        """The stages of engine.searching over the current snapshot. ``exclude``: chunk ids treated
+        """The stages of engine.search.stages over the current snapshot. ``exclude``: chunk ids treated
         as ineligible on top of the filters (evaluation builds "not in these documents" cases by
         removing a question's gold passages)."""
         return run_search(self._snap, question, mode, self.eligibility(filters), self.config, self.embedder,
@@ -290,7 +290,7 @@ class Library:
         return sha != recorded
 
     def answerability_model(self) -> Any:
-        """The learned answerability model (engine.answerability) fitted for this embedder, or
+        """The learned answerability model (engine.answer.answerability) fitted for this embedder, or
         None (no model configured or found, or fitted with another embedder: the hand rule
         applies, and ``answerability_status`` says why)."""
         with self._answerability_lock:
@@ -304,7 +304,7 @@ class Library:
         return f"learned: {model.source}" if model is not None else f"hand rule: {self._answerability}"
 
     def _load_answerability(self) -> Any:
-        from engine.answerability import load_model
+        from engine.answer.answerability import load_model
 
         path = self.config.answerability_path
         if path is None:
@@ -323,7 +323,7 @@ class Library:
         return self.reranker.checksum()
 
     def lexical_sight(self, question: str) -> float:
-        """engine.lexical.LexicalIndex.sight for this library (0.0 before the first build)."""
+        """engine.index.lexical.LexicalIndex.sight for this library (0.0 before the first build)."""
         lexical = self._snap.lexical
         return lexical.sight(question) if lexical is not None else 0.0
 

@@ -18,7 +18,7 @@ import re
 from datetime import date as Date
 from typing import Any
 
-from engine.conflicts import table_cells
+from engine.answer.conflicts import table_cells
 from engine.safety import terminal_safe
 from engine.types import Answer, Citation, Claim, Conflict, ConflictSide, Trace
 
@@ -220,10 +220,16 @@ def answer_to_dict(answer: Answer) -> dict[str, Any]:
         ],
         "to_consult": [citation_to_dict(c) for c in answer.to_consult],
         "notes": list(answer.notes),
-        "trace": None if answer.trace is None else {
-            "eligible": answer.trace.eligible, "total": answer.trace.total,
-            "filters": list(answer.trace.filters),
-            "stages": [{"name": s.name, "count": len(s.ranked), "window": s.window, "ms": round(s.ms, 2),
-                        "note": s.note} for s in answer.trace.stages],
-        },
+        "trace": None if answer.trace is None else trace_to_dict(answer.trace),
     }
+
+
+def trace_to_dict(t: Trace) -> dict[str, Any]:
+    """The one JSON shape of a trace (``ask --json``, ``search --json``, ``trace --json``): each
+    stage with its status, window, time, note and every id it kept, with its rank and score."""
+    return {"question": t.question, "eligible": t.eligible, "total": t.total, "filters": list(t.filters),
+            "stages": [{"name": s.name, "status": s.status.value, "count": len(s.ranked), "window": s.window,
+                        "ms": round(s.ms, 2), "note": s.note,
+                        "ranked": [{"chunk_id": r.chunk_id, "rank": r.rank, "score": float(r.score)}
+                                   for r in s.ranked]}
+                       for s in t.stages]}

@@ -31,7 +31,7 @@ class DocumentMeta:
     visibility: tuple[str, ...] = ()  # teams allowed to see it; () = everyone
     language: str = ""  # BCP-47-ish tag ("en", "fr", "zh-hans"); "" = unknown
     # access or lifecycle fields ("visibility", "status", "date") whose value could not be read:
-    # such a document fails closed (engine.eligibility excludes it for everyone until fixed)
+    # such a document fails closed (engine.search.eligibility excludes it for everyone until fixed)
     invalid: tuple[str, ...] = ()
 
 
@@ -262,6 +262,6 @@ class Answer:
     to_consult: tuple[Citation, ...] = ()  # when abstaining: closest passages, not an answer
     trace: Trace | None = None
     notes: tuple[str, ...] = field(default=())  # e.g. degraded-mode notices
-    # learned probability that the evidence answers the question (engine.answerability); None
+    # learned probability that the evidence answers the question (engine.answer.answerability); None
     # when the hand rule decided (no model fitted for this embedder)
     answerability: float | None = None

@@ -151,7 +151,8 @@ from hypothesis import given, settings, strategies as st
 
 from engine.answer import CALIBRATED_THRESHOLD, abstain_threshold, compose_answer, question_parts
 from engine.config import Config
-from engine.evidence import INJECTION_NOTE, is_condition, split_units
+from engine.lang.cues import INJECTION_NOTE, is_condition
+from engine.lang.units import split_units
 
 
 def meta(doc_id, version="1.0", status="active", models=("VB-12",), d=date(2025, 1, 1), title=None):
@@ -557,7 +558,7 @@ def test_the_passage_with_the_best_claim_comes_first_whatever_its_rank():
     assert next(c for c in a.claims if "1.2 N·m" in c.text).citation == 1
 
 
-# --- expected answer types (engine.answertype) -------------------------------------------
+# --- expected answer types (engine.answer.answertype) -------------------------------------------
 
 TERN = """# Tern TR-9 data sheet
 

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from engine.answerability import (
+from engine.answer.answerability import (
     BASE_FEATURES, CE_FEATURES, AnswerabilityModel, Variant, features, load_model,
 )
 from engine.config import Config

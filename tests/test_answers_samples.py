@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from engine.answer_eval import AnswerEval, claims_outside_span
+from engine.eval.answers import AnswerEval, claims_outside_span
 from engine.config import Config
-from engine.evaluate import load_questions
+from engine.eval.retrieval import load_questions
 from engine.render import render_text
 
 pytestmark = pytest.mark.slow
@@ -83,7 +83,7 @@ def test_battery_replacement_brings_the_sealing_condition(lib):
 
 VERSION_QUESTIONS = [q for q in load_questions(SAMPLES / "questions.tsv") if q.family == "version"]
 # question -> why; strict xfail, so a fix shows up as a failure to update this.
-_FALSE_ABSTENTION = ("the learned answerability (engine.answerability, fitted on train questions) "
+_FALSE_ABSTENTION = ("the learned answerability (engine.answer.answerability, fitted on train questions) "
                      "abstains: probability below its threshold for this cross-lingual/paraphrased "
                      "question with low branch agreement")
 KNOWN_MISSES: dict[str, str] = {

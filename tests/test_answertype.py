@@ -1,11 +1,11 @@
-"""Expected answer types (engine.answertype): what a question asks for, what answers it."""
+"""Expected answer types (engine.answer.answertype): what a question asks for, what answers it."""
 
 from __future__ import annotations
 
 import pytest
 
-from engine.answertype import ANSWER_TYPES, expected_types, unanswered
-from engine.conflicts import values_in
+from engine.answer.answertype import ANSWER_TYPES, expected_types, unanswered
+from engine.answer.conflicts import values_in
 
 
 def names(question: str) -> set[str]:
@@ -60,7 +60,7 @@ def test_values_answer_value_types_and_only_their_units():
 
 
 def test_table_header_units_count_for_table_rows():
-    from engine.conflicts import header_units
+    from engine.answer.conflicts import header_units
 
     weight = next(t for t in ANSWER_TYPES if t.name == "weight")
     row = "| HY-400 | 38 |"

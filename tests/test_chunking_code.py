@@ -3,7 +3,7 @@ travels with the first piece."""
 
 from __future__ import annotations
 
-from engine.chunking import approx_counter, chunk_document
+from engine.ingest.chunking import approx_counter, chunk_document
 from engine.config import ChunkingConfig
 from engine.ingest.markdown import parse_markdown
 from engine.types import Document, DocumentMeta

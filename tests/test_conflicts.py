@@ -1,4 +1,4 @@
-"""Values with units, subjects and conflicts (engine.conflicts)."""
+"""Values with units, subjects and conflicts (engine.answer.conflicts)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from datetime import date
 
 import pytest
 
-from engine.conflicts import differences, find_conflicts, header_units, statement, values_in
-from engine.evidence import split_units
+from engine.answer.conflicts import differences, find_conflicts, header_units, statement, values_in
+from engine.lang.units import split_units
 from engine.types import Chunk, DocumentMeta
 
 

@@ -1,4 +1,5 @@
-from engine.devices import codes_in, document_codes, mentioned
+from engine.lang.codes import device_codes as codes_in
+from engine.search.devices import document_codes, mentioned
 from engine.types import DocumentMeta
 
 

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from engine.diagnose import Target, classify, diagnose, markdown_section, parse_target
-from engine.evaluate import evaluate, format_report, load_questions
+from engine.search.diagnose import Target, classify, diagnose, markdown_section, parse_target
+from engine.eval.retrieval import evaluate, format_report, load_questions
 from engine.types import Ranked, Stage, StageStatus, Trace
 
 CORPUS = {
@@ -143,7 +143,7 @@ def test_classify_each_stage():
 
 
 def test_joint_coverage_needs_every_target_of_a_group():
-    from engine.evaluate import joint_rank
+    from engine.eval.retrieval import joint_rank
 
     stage = Stage("fused", tuple(Ranked(c, i, 1.0) for i, c in enumerate(["a", "x", "b", "y", "c"], 1)), 50, 0.0)
     assert joint_rank(stage, [[{"a"}], [{"b"}]]) == 1  # either target answers: the best one
@@ -153,7 +153,7 @@ def test_joint_coverage_needs_every_target_of_a_group():
 
 
 def test_ampersand_targets_and_misses_in_the_report(tmp_path, write_library, open_library):
-    from engine.evaluate import evaluate, format_misses, load_questions
+    from engine.eval.retrieval import evaluate, format_misses, load_questions
 
     root = write_library(tmp_path / "lib", {
         "a.md": "# Pump\n\n## Seal\n\nReplace the seal every 500 h.\n\n## Oil\n\nUse BR-OIL 46 oil.\n"})

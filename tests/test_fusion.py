@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.fusion import RerankBlend, fuse_rrf
+from engine.search.fusion import RerankBlend, fuse_rrf
 
 
 def test_golden_example():

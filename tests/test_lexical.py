@@ -11,7 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.errors import IndexCorrupt
-from engine.lexical import TOKENIZER_VERSION, LexicalIndex, tokenize
+from engine.index.lexical import LexicalIndex
+from engine.lang.words import TOKENIZER_VERSION, tokenize
 
 CORPUS = [
     "ERR_CACHE_STALE: the cache is stale; flush it and restart the Kestrel KX-7.",

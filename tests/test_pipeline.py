@@ -190,7 +190,7 @@ def test_empty_library_searches_without_error(tmp_path, open_library):
 
 # ---- context assembly ----------------------------------------------------------------------
 
-from engine.context import assemble_context  # noqa: E402
+from engine.search.context import assemble_context  # noqa: E402
 from engine.types import Chunk, DocumentMeta  # noqa: E402
 
 
@@ -292,7 +292,7 @@ class ThirdFirstReranker:
 @pytest.mark.parametrize("blend_c", [-1, 5])
 def test_rerank_order_is_the_cross_encoders_or_blended_with_the_fused_order(
         tmp_path, open_library, fast_config, write_library, blend_c):
-    from engine.fusion import fuse_rrf
+    from engine.search.fusion import fuse_rrf
 
     root = write_library(tmp_path / "lib", DOCS)
     cfg = fast_config.replace(**{"retrieval.rerank_blend_c": blend_c})
@@ -317,14 +317,14 @@ class LexicalLovingReranker(ThirdFirstReranker):
     """The same double carrying a learned blend that trusts the lexical branch most."""
 
     def __init__(self):
-        from engine.fusion import RerankBlend
+        from engine.search.fusion import RerankBlend
 
         self.blend = RerankBlend(c=1, cross_encoder=0.5, fused=0.0, lexical=1.0, vector=0.25)
 
 
 def test_rerank_uses_the_models_learned_blend_with_both_branch_orders(
         tmp_path, open_library, fast_config, write_library):
-    from engine.fusion import blend_orders
+    from engine.search.fusion import blend_orders
 
     root = write_library(tmp_path / "lib", DOCS)
     model = LexicalLovingReranker()

@@ -177,7 +177,7 @@ def test_shipped_delta_is_consistent():
 
 
 def test_learned_blend_travels_from_delta_to_the_cross_encoder(built):
-    from engine.fusion import RerankBlend
+    from engine.search.fusion import RerankBlend
     from engine.models import ModelError
 
     tmp_path, out, manifest, _, blocks, _ = built
@@ -198,7 +198,7 @@ def test_learned_blend_travels_from_delta_to_the_cross_encoder(built):
 
 
 def test_shipped_delta_blend_is_well_formed():
-    from engine.fusion import RerankBlend
+    from engine.search.fusion import RerankBlend
 
     delta = ROOT / "models" / "reranker-delta" / "delta.json"
     if not delta.exists():

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.diagnose import diagnose
+from engine.search.diagnose import diagnose
 from engine.pipeline import MODES
 
 DOCS = {

@@ -9,7 +9,7 @@ import pytest
 
 from engine.errors import IndexCorrupt
 from hash_embedder import HashEmbedder
-from engine.store import DB_NAME, IndexMismatch, IndexStore
+from engine.index.store import DB_NAME, IndexMismatch, IndexStore
 
 DOCS = {
     "a.md": "# Alpha\n\n## Start\n\nPress the green button for three seconds.\n\n## Stop\n\nHold the red button.\n",
@@ -208,10 +208,8 @@ def test_altered_chunk_text_in_the_database_is_detected(built, open_library):
 
 
 def test_a_second_writer_is_refused_with_the_holders_pid(built, open_library):
-    import os
-
     from engine.errors import IndexBusy
-    from engine.integrity import WriterLock
+    from engine.index.integrity import WriterLock
 
     with WriterLock(built.store.dir):  # as another process's build would hold it
         other = WriterLock(built.store.dir)
@@ -224,7 +222,7 @@ def test_a_concurrent_cli_index_is_refused_and_the_index_survives(built, tmp_pat
     import subprocess
     import sys
 
-    from engine.integrity import WriterLock
+    from engine.index.integrity import WriterLock
 
     from pathlib import Path
 
@@ -242,7 +240,7 @@ def test_a_concurrent_cli_index_is_refused_and_the_index_survives(built, tmp_pat
 def test_disk_full_during_a_build_keeps_the_previous_index_and_says_so(built, open_library, monkeypatch, capsys):
     import errno
 
-    from engine.vectors import VectorIndex
+    from engine.index.vectors import VectorIndex
 
     before = [h.chunk.id for h in built.search("green button").hits]
     (built.root / "new.md").write_text("# New\n\n## Part\n\nA new manual arrives.\n")
@@ -272,7 +270,7 @@ def test_sqlite_errors_are_told_apart():
     from pathlib import Path
 
     from engine.errors import IndexBusy
-    from engine.integrity import sqlite_error
+    from engine.index.integrity import sqlite_error
 
     db = Path("/x/index.sqlite")
     assert sqlite_error(sqlite3.OperationalError("database or disk is full"), db, None).errno == errno.ENOSPC

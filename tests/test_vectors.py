@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.errors import IndexCorrupt
-from engine.vectors import VectorIndex
+from engine.index.vectors import VectorIndex
 
 DIM = 32
 
@@ -163,7 +163,7 @@ def test_expected_dim_mismatch_raises(tmp_path):
 
 def _crafted(tmp_path, index, edit) -> str:
     """Save ``index``, let ``edit(bytearray, header)`` alter its graph file, return the loader's error."""
-    from engine.hnsw_file import HEADER
+    from engine.index.hnsw_file import HEADER
 
     vdir = tmp_path / "crafted"
     index.save(vdir)
@@ -179,7 +179,7 @@ def _crafted(tmp_path, index, edit) -> str:
 def test_crafted_graph_files_are_refused_before_hnswlib_follows_them(index, tmp_path):
     """hnswlib follows a link id or count as an offset: each of these would read outside its
     memory at search time, so the loader refuses them first."""
-    from engine.hnsw_file import HEADER
+    from engine.index.hnsw_file import HEADER
 
     def row0(header):  # byte offset of element 0's base-layer record
         return HEADER.size

@@ -125,7 +125,7 @@ class LibraryPort:
     def diagnose(
         self, question: str, expect: str, filters: FilterConfig | None = None
     ) -> DiagnosisLike:
-        from engine.diagnose import diagnose
+        from engine.search.diagnose import diagnose
 
         return diagnose(self.library, question, expect, filters=filters)
 

@@ -5,14 +5,14 @@ in rank order) into an :class:`~engine.types.Answer`; ``source`` is an :class:`A
 (what answering needs from a library: metadata, chunks, neighbours, other versions, the
 embedder). The steps, one module each:
 
-- ``units``: a unit (sentence, list item, table row: engine.evidence) read for answering: the
+- ``units``: a unit (sentence, list item, table row: engine.lang.units) read for answering: the
   text it is embedded and matched with, its exact tokens, the values it gives;
 - ``scoring``: every unit of the first passages scored for the question (``assess``): cosine
   of question and unit vectors, plus the share of the question's content words it holds
   (device names left out), exact codes shared, an attribute asked for given
-  (engine.answertype), the passage's rank; minus instructions to the system and documents
+  (engine.answer.answertype), the passage's rank; minus instructions to the system and documents
   about another device than the one named;
-- ``abstention``: the learned answerability verdict (engine.answerability: a calibrated
+- ``abstention``: the learned answerability verdict (engine.answer.answerability: a calibrated
   probability from general features, fitted on training questions) or, without a model
   fitted for this embedder, the hand rule (evidence below a threshold, or none of the
   attributes asked for); either way the closest passages are listed to consult, with why;

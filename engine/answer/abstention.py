@@ -1,5 +1,5 @@
 """When to say "not found in these documents": the learned answerability verdict
-(engine.answerability) or, without a fitted model, the hand rule (evidence score below a
+(engine.answer.answerability) or, without a fitted model, the hand rule (evidence score below a
 threshold, no unit, or none of the attributes asked for); and the look past the final context
 for a passage giving an attribute the question asks for."""
 
@@ -10,10 +10,11 @@ from dataclasses import dataclass
 
 from engine.answer.scoring import SCORED_PASSAGES, Assessment, _off_device, device_vocabulary
 from engine.answer.units import _typed_piece
-from engine.answerability import CE_PASSAGES, features
-from engine.answertype import ANSWER_TYPES, unanswered
+from engine.answer.answerability import CE_PASSAGES, features
+from engine.answer.answertype import ANSWER_TYPES, unanswered
 from engine.config import Config
-from engine.evidence import injection_reason, split_units
+from engine.lang.cues import injection_reason
+from engine.lang.units import split_units
 from engine.types import Chunk, SearchResult
 
 # Calibrated on samples/questions.tsv (66 answerable, 10 no-answer; e5-small) with the scores
@@ -33,14 +34,14 @@ from engine.types import Chunk, SearchResult
 # vs 0.73-0.85), the lexical share of content terms in the best unit (0-0.5 vs 0-1; paraphrase
 # and cross-lingual answerable questions score 0) nor the reranker's top score (no-answer
 # 7.4-14.0, answerable 1.8-17.6). Only questions naming a code absent from the evidence abstain
-# (W_MISSING). What separates them is the expected answer type (engine.answertype): each
+# (W_MISSING). What separates them is the expected answer type (engine.answer.answertype): each
 # sample no-answer question asks for an attribute (weight, warranty, IP rating, ...) that no
 # passage about its device states: 10/10 abstain, answerable 0/66 (with W_TYPE and the look
 # past the final context for a missing attribute). Recalibrate the threshold when a reranker
 # that separates them exists.
 CALIBRATED_THRESHOLD = 0.83
 # passages past the final context that may be added when they give an attribute asked for
-# (engine.answertype) that the context lacks; looked for within the reranker's input window
+# (engine.answer.answertype) that the context lacks; looked for within the reranker's input window
 MAX_TYPED_EXTRA = 2
 
 
@@ -56,7 +57,7 @@ def abstain_threshold(config: Config) -> float:
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
-    """The learned answerability of one question's evidence (engine.answerability)."""
+    """The learned answerability of one question's evidence (engine.answer.answerability)."""
 
     probability: float
     threshold: float
@@ -79,7 +80,7 @@ class Verdict:
 
 def evidence_features(question: str, result: SearchResult, library, a: Assessment,
                       with_ce: bool = True) -> dict[str, float]:
-    """engine.answerability.features for this evidence, with the cross-encoder's logits for the
+    """engine.answer.answerability.features for this evidence, with the cross-encoder's logits for the
     first context passages when ``with_ce`` and the library has a cross-encoder."""
     chunks = [h.chunk for h in result.hits[:SCORED_PASSAGES]]
     device_words = device_vocabulary(library, chunks)[0] if chunks else set()

@@ -4,7 +4,7 @@ those of the next section when the passage points forward to it."""
 from __future__ import annotations
 
 from engine.answer.scoring import Assessment, ScoredUnit, _score_extra, _unscored
-from engine.evidence import refers_forward
+from engine.lang.cues import refers_forward
 from engine.types import Chunk
 
 NEAR_UNITS = 2  # a condition travels when within this many units of a chosen one

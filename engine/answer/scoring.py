@@ -5,16 +5,18 @@ documents about another device than the one the question names."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from engine.answer.units import _CACHE, _embed_text, _exact_tokens, _match_text, _typed_piece
-from engine.answertype import expected_types, unanswered
+from engine.answer.answertype import expected_types, unanswered
 from engine.config import Config
-from engine.evidence import Unit, codes_in, injection_reason, is_condition, split_units, terms
+from engine.lang.codes import exact_codes, model_names
+from engine.lang.cues import injection_reason, is_condition
+from engine.lang.units import Unit, split_units
+from engine.lang.words import terms
 from engine.types import Chunk, SearchResult
 
 W_LEXICAL = 0.10  # × share of the question's words found in the unit (with its heading)
@@ -23,7 +25,7 @@ W_MISSING = 0.10  # the question names a code that no passage holds
 FLAG_PENALTY = 0.10  # instructions to the system are scored down
 W_OFF_DEVICE = 0.05  # the question names a model code; the unit's document is about others
 W_RANK = 0.04  # × 1/rank of the unit's passage in the final context
-W_TYPE = 0.05  # the unit gives an attribute the question asks for (engine.answertype)
+W_TYPE = 0.05  # the unit gives an attribute the question asks for (engine.answer.answertype)
 # units are embedded for the first passages of the context only (latency: ~50 ms a unit on a busy
 # 2-core CPU); on the samples every gold passage found sits within the first 5
 SCORED_PASSAGES = 5
@@ -40,7 +42,7 @@ class ScoredUnit:
     score: float
     condition: bool
     flagged: str
-    typed: bool = False  # gives an attribute the question asks for (engine.answertype)
+    typed: bool = False  # gives an attribute the question asks for (engine.answer.answertype)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +55,7 @@ class Assessment:
     best_cosine: float
     missing_codes: tuple[str, ...]  # codes in the question that no passage holds
     rerank_top: float | None  # best reranker score of the context, when reranked
-    expected: tuple[str, ...] = ()  # attributes the question asks for (engine.answertype)
+    expected: tuple[str, ...] = ()  # attributes the question asks for (engine.answer.answertype)
     unanswered: tuple[str, ...] = ()  # those of them that no unit of the evidence holds
 
     @property
@@ -74,18 +76,10 @@ def device_vocabulary(library, chunks: Sequence[Chunk]) -> tuple[set[str], set[s
         meta = library.meta_of(next(c for c in chunks if c.path == path))
         text = f"{meta.title} {' '.join(meta.models)}"
         words |= terms(text)
-        codes |= codes_in(text) | {m.upper() for m in meta.models} | _model_names(meta.title)
+        codes |= exact_codes(text) | {m.upper() for m in meta.models} | model_names(meta.title)
     for c in codes:
         words |= terms(c)
     return words, codes
-
-
-_MODEL_NAME = re.compile(r"(?<![\w-])[^\W\d_]+-\w*\d\w*(?![\w-])")  # Hydra-400, BR-20, KX-7
-
-
-def _model_names(text: str) -> set[str]:
-    """Model-like names (letters, a hyphen, then a part with a digit), upper-cased."""
-    return {m.upper() for m in _MODEL_NAME.findall(text)}
 
 
 def _off_device(question: str, library, chunks: Sequence[Chunk]) -> set[str]:
@@ -93,7 +87,7 @@ def _off_device(question: str, library, chunks: Sequence[Chunk]) -> set[str]:
 
     Empty when the question names no model code of these documents (nothing to go by).
     """
-    q_codes = {c.upper() for c in codes_in(question)} | _model_names(question)
+    q_codes = {c.upper() for c in exact_codes(question)} | model_names(question)
     per_path: dict[str, set[str]] = {}
     for c in chunks:
         if c.path not in per_path:
@@ -126,7 +120,7 @@ def assess(question: str, result: SearchResult, library, config: Config,
         f"{c.text} {c.context} {' '.join(c.heading_path)} {_meta_words(library, c)}" for c, _ in chunks
     )
     present = _exact_tokens(haystack)
-    missing = tuple(sorted(c for c in codes_in(question) if c not in present))
+    missing = tuple(sorted(c for c in exact_codes(question) if c not in present))
     if not units:
         return Assessment(question, (), -1.0, -1.0, missing, rerank_top)
     qv = np.asarray(library.embedder.embed_queries([question]), dtype=np.float32)[0]
@@ -158,7 +152,7 @@ def assess(question: str, result: SearchResult, library, config: Config,
 
 
 def states_condition(unit: Unit, chunk: Chunk) -> bool:
-    """A warning or restriction (engine.evidence.is_condition), unless the unit is a table's
+    """A warning or restriction (engine.lang.cues.is_condition), unless the unit is a table's
     caption, which the chunker carries in the chunk's context: "Table 3 (dry threads unless
     stated)" describes the table, it does not govern a step."""
     return is_condition(unit.text) and unit.text.strip() not in chunk.context

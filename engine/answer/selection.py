@@ -11,7 +11,7 @@ import numpy as np
 from engine.answer.scoring import Assessment, ScoredUnit
 from engine.answer.units import _CACHE, _embed_text
 from engine.config import Config
-from engine.evidence import terms
+from engine.lang.words import terms
 
 MARGIN = 0.03  # claims: units within this of the best score
 # passages cited: gaps (best unit score − the gold passage's best unit score) on the answerable

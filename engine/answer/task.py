@@ -17,7 +17,8 @@ from __future__ import annotations
 import re
 
 from engine.answer.scoring import Assessment, ScoredUnit, _unscored
-from engine.evidence import codes_in, refers_forward
+from engine.lang.codes import exact_codes
+from engine.lang.cues import refers_forward
 
 __all__ = ["MAX_STEPS", "is_procedural", "is_safety", "procedure_steps", "code_remedies"]
 
@@ -70,7 +71,7 @@ def procedure_steps(chosen: list[ScoredUnit], a: Assessment, library) -> list[Sc
 
 def code_remedies(question: str, chosen: list[ScoredUnit], a: Assessment) -> list[ScoredUnit]:
     """For each chosen unit naming a code the question names, the units after it on its line."""
-    named = codes_in(question)
+    named = exact_codes(question)
     if not named:
         return []
     by_chunk: dict[str, list[ScoredUnit]] = {}
@@ -78,7 +79,7 @@ def code_remedies(question: str, chosen: list[ScoredUnit], a: Assessment) -> lis
         by_chunk.setdefault(s.chunk.id, []).append(s)
     out: list[ScoredUnit] = []
     for s in chosen:
-        if not named & codes_in(s.unit.text):
+        if not named & exact_codes(s.unit.text):
             continue
         for o in sorted(by_chunk.get(s.chunk.id, []), key=lambda o: o.unit.order):
             if o.unit.order > s.unit.order and o.unit.line == s.unit.line and not o.flagged:

@@ -10,8 +10,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from engine.conflicts import Value, column_units, header_units, table_header, values_in
-from engine.evidence import Unit, codes_in
+from engine.answer.conflicts import Value, column_units, header_units, table_header, values_in
+from engine.lang.codes import exact_codes
+from engine.lang.units import Unit
 from engine.types import Chunk
 
 class _VectorCache:
@@ -58,7 +59,7 @@ def _embed_text(unit: Unit, chunk: Chunk) -> str:
     heading = _headings(unit, chunk)
     header = ""
     if unit.kind == "table_row":
-        from engine.conflicts import table_header
+        from engine.answer.conflicts import table_header
 
         header = table_header(chunk, unit)
     parts = [p for p in (heading, header, unit.text) if p]
@@ -71,7 +72,7 @@ def _match_text(unit: Unit, chunk: Chunk) -> str:
 
 def _exact_tokens(text: str) -> set[str]:
     vals = {f"{v.number:g} {v.unit}" for v in values_in(text)}
-    return codes_in(text) | vals
+    return exact_codes(text) | vals
 
 
 def _typed_piece(unit: Unit, chunk: Chunk) -> tuple[str, list[Value]]:

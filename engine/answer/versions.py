@@ -1,5 +1,5 @@
 """Conflicting statements among the claims, the rest of the context and the same section in
-other versions of the answered document (engine.conflicts compares them).
+other versions of the answered document (engine.answer.conflicts compares them).
 
 Other versions are looked up under the query's eligibility rule: a version it excludes only
 for being superseded may be a side of a conflict warning (cited, never a claim); any other
@@ -13,9 +13,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from engine.answer.scoring import Assessment, ScoredUnit
-from engine.conflicts import find_conflicts, statement, values_in
-from engine.eligibility import Eligibility
-from engine.evidence import Unit, injection_reason, split_units
+from engine.answer.conflicts import find_conflicts, statement, values_in
+from engine.search.eligibility import Eligibility
+from engine.lang.cues import injection_reason
+from engine.lang.units import Unit, split_units
 from engine.types import Chunk, Conflict, DocumentMeta
 
 CLAIM_KINDS = ("sentence", "list_item", "table_row")

@@ -18,7 +18,7 @@ from markdown_it.token import Token
 
 from engine.ingest.blocks import BlockBuilder, Parsed
 from engine.ingest.text import cjk_heading_level
-from engine.textutil import line_starts, strip_span
+from engine.lang.text import line_starts, strip_span
 
 _FRONT_END = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.M)
 _MD = MarkdownIt("commonmark").enable("table")
@@ -102,13 +102,34 @@ def _inline_text(tok: Token) -> str:
 
 def parse_markdown(text: str) -> Parsed:
     meta, body_start, warnings = split_front_matter(text)
-    starts = line_starts(text)
-    line0 = text.count("\n", 0, body_start)  # lines taken by the front matter
     tokens = _MD.parse(text[body_start:])
-    b = BlockBuilder()
+    walk = _Walk(text, line0=text.count("\n", 0, body_start))  # lines taken by the front matter
+    walk.run(tokens)
+    if len(tokens) and _nesting_overflow(tokens):
+        warnings.append("lists or quotes nested deeper than the parser follows; the deepest levels are plain text")
+    return Parsed(text=text, blocks=walk.b.blocks, meta=meta, first_heading=walk.b.first_heading, warnings=warnings)
 
-    def span(m: list[int], keep_indent: bool = False) -> tuple[int, int, int, int]:
-        a, z = m[0] + line0, m[1] + line0  # 0-based, end exclusive
+
+class _Walk:
+    """One pass over markdown-it's tokens, turning them into blocks: the state that pass needs
+    (the open lists and quotes, the table being read, the level of the title)."""
+
+    def __init__(self, text: str, line0: int):
+        self.text, self.line0 = text, line0
+        self.starts = line_starts(text)
+        self.b = BlockBuilder()
+        self.containers: list[tuple[str, int]] = []  # ("list"|"item"|"quote", group)
+        self.list_depth = 0
+        self.table_group = -1
+        self.header = self.caption = ""
+        self.in_thead = False
+        self.title_level = 0  # level of the first '#' heading (0: none yet)
+
+    def span(self, m: list[int], keep_indent: bool = False) -> tuple[int, int, int, int]:
+        """(start, end, first line, last line) of the token's lines, whitespace trimmed (a code
+        block keeps its first line's indent)."""
+        text, starts = self.text, self.starts
+        a, z = m[0] + self.line0, m[1] + self.line0  # 0-based, end exclusive
         start = starts[a]
         end = starts[z] - 1 if z < len(starts) else len(text)
         if keep_indent:
@@ -119,76 +140,84 @@ def parse_markdown(text: str) -> Parsed:
             s, e = strip_span(text, start, end)
         return s, e, text.count("\n", 0, s) + 1, text.count("\n", 0, max(s, e - 1)) + 1
 
-    containers: list[tuple[str, int]] = []  # ("list"|"item"|"quote", group)
-    list_depth = 0
-    table_group = -1
-    header = ""
-    caption = ""
-    in_thead = False
-    title_level = 0  # level of the first '#' heading (0: none yet)
-    i = 0
-    while i < len(tokens):
-        tok = tokens[i]
+    def group(self) -> int:
+        return self.containers[-1][1] if self.containers else -1
+
+    def run(self, tokens: list[Token]) -> None:
+        i = 0
+        while i < len(tokens):
+            tok = tokens[i]
+            if tok.type == "heading_open" and tok.map:
+                s, e, sl, el = self.span(tok.map)
+                self.b.heading(int(tok.tag[1]), _inline_text(tokens[i + 1]), s, e, sl, el)
+                self.title_level = self.title_level or int(tok.tag[1])
+                i += 3
+                continue
+            self.token(tok)
+            i += 1
+
+    def token(self, tok: Token) -> None:
         t = tok.type
-        if t == "heading_open" and tok.map:
-            s, e, sl, el = span(tok.map)
-            b.heading(int(tok.tag[1]), _inline_text(tokens[i + 1]), s, e, sl, el)
-            title_level = title_level or int(tok.tag[1])
-            i += 3
-            continue
-        if t in ("bullet_list_open", "ordered_list_open"):
-            group = containers[-1][1] if list_depth else b.new_group()
-            list_depth += 1
-            containers.append(("list", group))
-        elif t in ("bullet_list_close", "ordered_list_close"):
-            list_depth -= 1
-            containers.pop()
-        elif t == "list_item_open":
-            containers.append(("item", containers[-1][1]))
-        elif t == "blockquote_open":
-            group = containers[-1][1] if containers else b.new_group()
-            containers.append(("quote", group))
-        elif t in ("list_item_close", "blockquote_close"):
-            containers.pop()
+        if t in _CONTAINER_TOKENS:
+            self.container(t)
         elif t == "paragraph_open" and tok.map:
-            s, e, sl, el = span(tok.map)
-            level = cjk_heading_level(text[s:e]) if not containers and sl == el else 0
-            if level:  # "제1장 개요" / "1.1절 점검" / "第二节 …" standing alone: a heading, under
-                # the document's title when a '#' heading came first
-                b.heading(min(6, level + (1 if title_level == 1 else 0)), text[s:e].strip(), s, e, sl, el)
-            elif containers and containers[-1][0] == "item":
-                b.add("list_item", s, e, sl, el, level=list_depth, group=containers[-1][1])
-            elif containers:
-                kind = "quote" if containers[-1][0] == "quote" else "paragraph"
-                b.add(kind, s, e, sl, el, group=containers[-1][1])
-            else:
-                b.add("paragraph", s, e, sl, el)
+            self.paragraph(*self.span(tok.map))
         elif t in ("fence", "code_block") and tok.map:
-            s, e, sl, el = span(tok.map, keep_indent=True)
-            b.add("code", s, e, sl, el, group=containers[-1][1] if containers else -1)
+            self.b.add("code", *self.span(tok.map, keep_indent=True), group=self.group())
         elif t == "html_block" and tok.map:
-            s, e, sl, el = span(tok.map)
-            b.add("paragraph", s, e, sl, el, group=containers[-1][1] if containers else -1)
-        elif t == "table_open":
-            table_group = b.new_group()
-            caption = b.take_caption(text, table_group)
-            header = ""
-        elif t == "thead_open":
-            in_thead = True
-        elif t == "thead_close":
-            in_thead = False
-        elif t == "tr_open" and tok.map:
-            s, e, sl, el = span(tok.map)
-            if in_thead:
-                header = text[s:e]
-                b.add("table_row", s, e, sl, el, context=caption, group=table_group)
+            self.b.add("paragraph", *self.span(tok.map), group=self.group())
+        elif t in ("table_open", "thead_open", "thead_close") or (t == "tr_open" and tok.map):
+            self.table(tok)
+
+    def container(self, t: str) -> None:
+        if t in ("bullet_list_open", "ordered_list_open"):
+            group = self.containers[-1][1] if self.list_depth else self.b.new_group()
+            self.list_depth += 1
+            self.containers.append(("list", group))
+        elif t in ("bullet_list_close", "ordered_list_close"):
+            self.list_depth -= 1
+            self.containers.pop()
+        elif t == "list_item_open":
+            self.containers.append(("item", self.containers[-1][1]))
+        elif t == "blockquote_open":
+            self.containers.append(("quote", self.group() if self.containers else self.b.new_group()))
+        else:  # list_item_close, blockquote_close
+            self.containers.pop()
+
+    def paragraph(self, s: int, e: int, sl: int, el: int) -> None:
+        level = cjk_heading_level(self.text[s:e]) if not self.containers and sl == el else 0
+        if level:  # "제1장 개요" / "1.1절 점검" / "第二节 …" standing alone: a heading, under
+            # the document's title when a '#' heading came first
+            self.b.heading(min(6, level + (1 if self.title_level == 1 else 0)), self.text[s:e].strip(), s, e, sl, el)
+        elif self.containers and self.containers[-1][0] == "item":
+            self.b.add("list_item", s, e, sl, el, level=self.list_depth, group=self.group())
+        elif self.containers:
+            kind = "quote" if self.containers[-1][0] == "quote" else "paragraph"
+            self.b.add(kind, s, e, sl, el, group=self.group())
+        else:
+            self.b.add("paragraph", s, e, sl, el)
+
+    def table(self, tok: Token) -> None:
+        """A row keeps its table's caption and header row as context (units and columns)."""
+        t = tok.type
+        if t == "table_open":
+            self.table_group = self.b.new_group()
+            self.caption = self.b.take_caption(self.text, self.table_group)
+            self.header = ""
+        elif t in ("thead_open", "thead_close"):
+            self.in_thead = t == "thead_open"
+        else:
+            s, e, sl, el = self.span(tok.map)
+            if self.in_thead:
+                self.header = self.text[s:e]
+                context = self.caption
             else:
-                context = "\n".join(x for x in (caption, header) if x)
-                b.add("table_row", s, e, sl, el, context=context, group=table_group)
-        i += 1
-    if len(tokens) and _nesting_overflow(tokens):
-        warnings.append("lists or quotes nested deeper than the parser follows; the deepest levels are plain text")
-    return Parsed(text=text, blocks=b.blocks, meta=meta, first_heading=b.first_heading, warnings=warnings)
+                context = "\n".join(x for x in (self.caption, self.header) if x)
+            self.b.add("table_row", s, e, sl, el, context=context, group=self.table_group)
+
+
+_CONTAINER_TOKENS = frozenset({"bullet_list_open", "ordered_list_open", "bullet_list_close", "ordered_list_close",
+                               "list_item_open", "list_item_close", "blockquote_open", "blockquote_close"})
 
 
 def _nesting_overflow(tokens: list[Token]) -> bool:

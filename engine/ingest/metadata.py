@@ -9,7 +9,7 @@ Lowest to highest priority:
 
 Bad values never stop a file from being read: they are dropped with a warning. A bad
 access or lifecycle value (``visibility``, ``status``, ``date``) fails closed: the field is
-recorded in ``DocumentMeta.invalid`` and engine.eligibility keeps the document out of every
+recorded in ``DocumentMeta.invalid`` and engine.search.eligibility keeps the document out of every
 answer until the file is fixed (a restricted manual must not turn public, nor a superseded
 one current, because of a typo).
 """
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, Mapping
 
-from engine.textutil import detect_language
+from engine.lang.language import detect_language
 from engine.types import DocumentMeta
 
 SIDECAR = "fieldqa.toml"

@@ -76,6 +76,9 @@ def parse_pdf(path: Path, *, timeout_s: float, memory_mb: int) -> Parsed | PdfFa
     return build_blocks(data)
 
 
+_NO_TEXT = "no extractable text: scanned? OCR is not supported"
+
+
 def build_blocks(data: dict) -> Parsed | PdfFailure:
     """Lines per page (from the child) -> extracted text, page starts and blocks."""
     pages: list[list[dict]] = data["pages"]
@@ -86,27 +89,47 @@ def build_blocks(data: dict) -> Parsed | PdfFailure:
         for ln in lines:
             sizes[round(ln["s"], 1)] += len(ln["t"])
     if not sizes:
-        return PdfFailure("no extractable text: scanned? OCR is not supported")
+        return PdfFailure(_NO_TEXT)
     body = sizes.most_common(1)[0][0]
     head_sizes = sorted({round(ln["s"], 1) for lines in pages for ln in lines
                          if _is_heading_line(ln, body)}, reverse=True)
-    level_of = {s: min(6, i + 1) for i, s in enumerate(head_sizes)}
-
-    text_parts: list[str] = []
-    size = 0
-    page_starts: list[int] = []
-    b = BlockBuilder()
-    line_no = 0
+    writer = _PageWriter(body, {s: min(6, i + 1) for i, s in enumerate(head_sizes)})
     for pno, lines in enumerate(pages, start=1):
+        writer.page(pno, lines)
+    text = "".join(writer.parts)
+    if not text.strip():
+        return PdfFailure(_NO_TEXT)
+    meta = {"title": data["info"]["title"]} if data.get("info", {}).get("title") else {}
+    return Parsed(text=text, blocks=writer.b.blocks, meta=meta, first_heading=writer.b.first_heading,
+                  page_starts=tuple(writer.page_starts))
+
+
+class _PageWriter:
+    """Pages, one after the other, into one text (pages apart by a blank line, one line per PDF
+    line, table rows as ``cell | cell``) and its blocks: headings by font size, table rows with
+    their header row, paragraphs cut where the vertical gap between lines grows."""
+
+    def __init__(self, body: float, level_of: dict[float, int]):
+        self.body, self.level_of = body, level_of
+        self.parts: list[str] = []
+        self.size = 0
+        self.page_starts: list[int] = []
+        self.b = BlockBuilder()
+        self.line_no = 0
+
+    def _append(self, piece: str) -> None:
+        self.parts.append(piece)
+        self.size += len(piece)
+
+    def page(self, pno: int, lines: list[dict]) -> None:
+        b = self.b
         if pno > 1:
-            text_parts.append("\n\n")
-            size += 2
-            line_no += 1
-        page_starts.append(size)
+            self._append("\n\n")
+            self.line_no += 1
+        self.page_starts.append(self.size)
         rows = _table_runs(lines)
         para: list[tuple[int, int, int]] = []  # (start, end, line) of the open paragraph
-        table_group = -1
-        header = ""
+        table_group, header = -1, ""
         prev_y: float | None = None
         gap = _typical_gap(lines)
 
@@ -118,12 +141,10 @@ def build_blocks(data: dict) -> Parsed | PdfFailure:
         for k, ln in enumerate(lines):
             body_text = " | ".join(ln["c"]) if k in rows else ln["t"].strip()
             if k > 0:
-                text_parts.append("\n")
-                size += 1
-            line_no += 1
-            start = size
-            text_parts.append(body_text)
-            size += len(body_text)
+                self._append("\n")
+            self.line_no += 1
+            start, line_no = self.size, self.line_no
+            self._append(body_text)
             if not body_text:
                 flush()
                 prev_y = None
@@ -131,27 +152,20 @@ def build_blocks(data: dict) -> Parsed | PdfFailure:
             if k in rows:
                 flush()
                 if rows[k] == "header":
-                    table_group = b.new_group()
-                    header = body_text
-                    b.add("table_row", start, size, line_no, line_no, page=pno, group=table_group)
+                    table_group, header = b.new_group(), body_text
+                    b.add("table_row", start, self.size, line_no, line_no, page=pno, group=table_group)
                 else:
-                    b.add("table_row", start, size, line_no, line_no, page=pno, context=header, group=table_group)
-            elif _is_heading_line(ln, body):
+                    b.add("table_row", start, self.size, line_no, line_no, page=pno, context=header,
+                          group=table_group)
+            elif _is_heading_line(ln, self.body):
                 flush()
-                b.heading(level_of[round(ln["s"], 1)], body_text, start, size, line_no, line_no, page=pno)
+                b.heading(self.level_of[round(ln["s"], 1)], body_text, start, self.size, line_no, line_no, page=pno)
             else:
-                far = prev_y is not None and gap and abs(prev_y - ln["y"]) > 1.6 * gap
-                if far:
+                if prev_y is not None and gap and abs(prev_y - ln["y"]) > 1.6 * gap:
                     flush()
-                para.append((start, size, line_no))
+                para.append((start, self.size, line_no))
             prev_y = ln["y"]
         flush()
-    text = "".join(text_parts)
-    if not text.strip():
-        return PdfFailure("no extractable text: scanned? OCR is not supported")
-    meta = {"title": data["info"]["title"]} if data.get("info", {}).get("title") else {}
-    return Parsed(text=text, blocks=b.blocks, meta=meta, first_heading=b.first_heading,
-                  page_starts=tuple(page_starts))
 
 
 def _is_heading_line(ln: dict, body: float) -> bool:

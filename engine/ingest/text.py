@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from engine.ingest.blocks import BlockBuilder, Parsed
-from engine.textutil import line_starts
+from engine.lang.text import line_starts
 
 _NUM = "0-9一二三四五六七八九十百零〇两"
 _HEADINGS = (

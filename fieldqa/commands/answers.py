@@ -13,7 +13,7 @@ JSON (``--json``), one object::
     {"question": str,
      "abstained": bool,
      "answerability": float | null,     # learned probability that the evidence answers it
-                                         # (engine.answerability); null: the hand rule decided
+                                         # (engine.answer.answerability); null: the hand rule decided
      "claims": [{"text": str,            # verbatim: document_text(path)[char_start:char_end]
                  "citation": n,          # -> citations[].n
                  "char_start": int, "char_end": int,
@@ -28,8 +28,10 @@ JSON (``--json``), one object::
                                "status": str, "models": [str], "value": str}]}],
      "to_consult": [citation, ...],     # when abstaining: closest passages, not an answer
      "notes": [str],                     # degraded stages, abstention reason, flagged text
-     "trace": {"eligible": int, "total": int, "filters": [str],
-               "stages": [{"name": str, "count": int, "window": int, "ms": float, "note": str}]}}
+     "trace": {"question": str, "eligible": int, "total": int, "filters": [str],
+               "stages": [{"name": str, "status": "ran" | "off" | "degraded", "count": int, "window": int, "ms": float,
+                           "note": str, "ranked": [{"chunk_id": str, "rank": int, "score": float}]}]}}
+    (the trace has this one shape everywhere: engine.render.trace_to_dict)
 
 Plain-text and Markdown output escape document text (``engine.render``): ANSI escape
 sequences are removed and control characters shown as ``\\xNN``.

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from engine.chunking import CountTokens, approx_counter, chunk_document, tokenizer_counter
+from engine.ingest.chunking import CountTokens, approx_counter, chunk_document, tokenizer_counter
 from engine.config import Config
 from engine.ingest import iter_library, read_document, read_sidecar
 from engine.safety import json_dumps

@@ -157,7 +157,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 # --------------------------------------------------------------------------- pack
 def _model_dirs(models_dir: Path) -> list[Path]:
-    """Model folders: an ONNX model, or the fitted answerability weights (engine.answerability)."""
+    """Model folders: an ONNX model, or the fitted answerability weights (engine.answer.answerability)."""
     return sorted(d for d in models_dir.iterdir()
                   if d.is_dir() and not d.name.startswith(".")
                   and ((d / "model.onnx").is_file() or (d / "answerability.json").is_file()))

@@ -61,7 +61,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--modes", default=",".join(MODES), help="comma-separated subset of " + ",".join(MODES))
     p.add_argument("--limit", type=int, default=None, help="first N questions only")
     p.add_argument("--json", action="store_true")
-    p.add_argument("--answers", action="store_true", help="also score the cited answers (engine.answer_eval)")
+    p.add_argument("--answers", action="store_true", help="also score the cited answers (engine.eval.answers)")
     p.add_argument("--misses", action="store_true",
                    help="list every question not answered at rank 1, with its ranks and the stage blamed")
     common_options(p)
@@ -236,8 +236,10 @@ def cmd_search(args: argparse.Namespace) -> int:
             return 2
         res = lib.search(args.question, mode=args.mode)
         if args.json:
+            from engine.render import trace_to_dict
+
             print(json_dumps({"question": res.question, "mode": args.mode,
-                              "hits": [_hit_json(h) for h in res.hits], "trace": trace_json(res.trace)}, indent=2))
+                              "hits": [_hit_json(h) for h in res.hits], "trace": trace_to_dict(res.trace)}, indent=2))
             return 0
         print(_search_text(res))
     return 0
@@ -245,7 +247,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 @_guarded
 def cmd_trace(args: argparse.Namespace) -> int:
-    from engine.diagnose import diagnose
+    from engine.search.diagnose import diagnose
 
     with _existing_library(args) as lib:
         if lib is None:
@@ -253,10 +255,12 @@ def cmd_trace(args: argparse.Namespace) -> int:
         dg = diagnose(lib, args.question, args.expect)
         status = 0 if dg.verdict.startswith("present") else EXIT_NOT_FOUND
         if args.json:
+            from engine.render import trace_to_dict
+
             print(json_dumps({"question": args.question, "expect": args.expect, "verdict": dg.verdict,
                               "detail": dg.detail, "stage": dg.stage, "rank": dg.rank,
                               "branch_misses": list(dg.branch_misses),
-                              "trace": trace_json(dg.trace) if dg.trace else None}, indent=2))
+                              "trace": trace_to_dict(dg.trace) if dg.trace else None}, indent=2))
             return status
         if dg.trace is not None:
             print(_trace_text(lib, dg.trace, args.top))
@@ -266,7 +270,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
 
 @_guarded
 def cmd_eval(args: argparse.Namespace) -> int:
-    from engine.evaluate import evaluate, format_misses, format_report, load_questions
+    from engine.eval.retrieval import evaluate, format_misses, format_report, load_questions
 
     cfg = _config(args)
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
@@ -279,7 +283,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         _build(lib)
         hooks = []
         if args.answers:
-            from engine.answer_eval import AnswerEval
+            from engine.eval.answers import AnswerEval
 
             hooks.append(AnswerEval(lib, cfg))
         bar = sys.stderr
@@ -313,13 +317,6 @@ def _hit_json(h) -> dict[str, Any]:
             "start_line": c.start_line, "end_line": c.end_line, "page": c.page, "title": h.title,
             "heading_path": list(c.heading_path), "status": h.status,
             "date": h.date.isoformat() if h.date else None, "text": c.text}
-
-
-def trace_json(t: Trace) -> dict[str, Any]:
-    return {"question": t.question, "eligible": t.eligible, "total": t.total, "filters": list(t.filters),
-            "stages": [{"name": s.name, "window": s.window, "ms": round(s.ms, 2), "note": s.note,
-                        "ranked": [{"chunk_id": r.chunk_id, "rank": r.rank, "score": r.score} for r in s.ranked]}
-                       for s in t.stages]}
 
 
 def _search_text(res: SearchResult) -> str:

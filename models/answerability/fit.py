@@ -1,4 +1,4 @@
-"""Fit the answerability model (engine.answerability) on training questions only.
+"""Fit the answerability model (engine.answer.answerability) on training questions only.
 
     .venv/bin/python models/answerability/fit.py dump --out /tmp/ans-train.jsonl \\
         --sets klipper-manuals:train,piaf-fr:train:150,cmrc-zh:train:150,drcd-zh-hant:train:150
@@ -42,12 +42,12 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from engine.answer import assess, evidence_features  # noqa: E402
-from engine.answerability import (  # noqa: E402
+from engine.answer.answerability import (  # noqa: E402
     BASE_FEATURES, CE_FEATURES, AnswerabilityModel, Variant,
 )
 from engine.config import load_config  # noqa: E402
-from engine.diagnose import GoldResolver  # noqa: E402
-from engine.evaluate import load_questions  # noqa: E402
+from engine.search.diagnose import GoldResolver  # noqa: E402
+from engine.eval.retrieval import load_questions  # noqa: E402
 from engine.pipeline import Library  # noqa: E402
 
 EVAL = ROOT.parent / "shared" / "eval"
@@ -224,7 +224,7 @@ def fit(args) -> int:
 
 
 def report(args) -> int:
-    from engine.answerability import load_model
+    from engine.answer.answerability import load_model
 
     model = load_model(args.model)
     rows = load_rows(args.rows)

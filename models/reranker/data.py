@@ -10,7 +10,7 @@ rows ``question<TAB>path:LINE[|path:LINE...]<TAB>family``.
 Passage text = the section exactly as it stands in the file (``## heading``, blank line,
 paragraph), which is what a Markdown chunker hands the pipeline for these corpora.
 
-First stage ("hybrid"): ``engine.lexical.LexicalIndex`` BM25 top 100 and e5 cosine top 100
+First stage ("hybrid"): ``engine.index.lexical.LexicalIndex`` BM25 top 100 and e5 cosine top 100
 (vectors from ``models/multilingual-e5-small`` through ``engine.models.Embedder``), fused
 with reciprocal rank fusion (c = 60).  Vectors are cached by content under
 ``models/.cache/reranker/`` (git-ignored).
@@ -129,7 +129,7 @@ class Candidates:
 
 def first_stage(corpus: Corpus, questions: Sequence[Question], *, k: int = BRANCH_K,
                 threads: int = 2) -> Candidates:
-    from engine.lexical import LexicalIndex
+    from engine.index.lexical import LexicalIndex
 
     lex = LexicalIndex.build(list(corpus.texts))
     # embed per top-level folder so multi-dev reuses each part's cached vectors

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Learn the rerank stage's blend (engine.fusion.RerankBlend) on held-out TRAIN questions.
+"""Learn the rerank stage's blend (engine.search.fusion.RerankBlend) on held-out TRAIN questions.
 
     python models/reranker/select_blend.py [--model models/fieldqa-reranker] [--per-set 400]
                                            [--index .index/multi-dev] [--write models/reranker-delta]
@@ -39,9 +39,9 @@ sys.path.insert(0, str(HERE))
 from data import EVAL_DIR, ROOT, SETS, held_out  # noqa: E402
 
 from engine.config import Config  # noqa: E402
-from engine.diagnose import GoldResolver, parse_target  # noqa: E402
-from engine.evaluate import Question  # noqa: E402
-from engine.fusion import RerankBlend, blend_orders  # noqa: E402
+from engine.search.diagnose import GoldResolver, parse_target  # noqa: E402
+from engine.eval.retrieval import Question  # noqa: E402
+from engine.search.fusion import RerankBlend, blend_orders  # noqa: E402
 from engine.models import CrossEncoder  # noqa: E402
 from engine.pipeline import Library  # noqa: E402
 

@@ -14,7 +14,7 @@ word-embedding matrix stays frozen; everything else is trained and written as th
 Data: ONLY the train splits of /work/shared/eval/{piaf-fr,cmrc-zh,drcd-zh-hant} (a seeded
 sample of ``--per-set`` questions each).  One group = the gold passage + ``--negatives``
 non-gold passages sampled from the question's top-20 first-stage candidates
-(``--first-stage lexical``: ``engine.lexical.LexicalIndex`` BM25; ``hybrid``: RRF of BM25 and
+(``--first-stage lexical``: ``engine.index.lexical.LexicalIndex`` BM25; ``hybrid``: RRF of BM25 and
 e5 cosine, see data.py).  Listwise loss: softmax
 cross-entropy over the group.  Model selection: R@1 of reranking the top-10 candidates on
 a held-out slice of TRAIN (whole articles, never trained on); dev stays clean.
@@ -71,8 +71,8 @@ def score_pairs(model: CrossEncoderModel, seqs: list[list[int]], batch: int = 16
 
 
 def lexical_candidates(set_name: str, limit: int, seed: int):
-    """BM25 (engine.lexical) top 20 for the same seeded train sample as split_candidates."""
-    from engine.lexical import LexicalIndex
+    """BM25 (engine.index.lexical) top 20 for the same seeded train sample as split_candidates."""
+    from engine.index.lexical import LexicalIndex
 
     corpus, qs = load_split(set_name, "train")
     if 0 < limit < len(qs):

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from engine.config import Config, FilterConfig
-from engine.eligibility import Eligibility
+from engine.search.eligibility import Eligibility
 from engine.ingest import iter_library
 from engine.pipeline import Library
 from hash_embedder import HashEmbedder

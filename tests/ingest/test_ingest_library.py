@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pdf_support import encrypted_pdf, manual_pdf, no_text_pdf
 
-from engine.chunking import approx_counter, chunk_document
+from engine.ingest.chunking import approx_counter, chunk_document
 from engine.config import ChunkingConfig
 from engine.ingest import iter_library
 from engine.types import IngestIssue

@@ -6,9 +6,9 @@ from pathlib import Path
 
 from ingest_support import chunks_of, line_text
 
-from engine.chunking import chunk_document
+from engine.ingest.chunking import chunk_document
 from engine.config import ChunkingConfig
-from engine.textutil import approx_token_count
+from engine.lang.text import approx_token_count
 
 MANUAL = """\
 ---
@@ -140,7 +140,7 @@ def test_code_block_is_a_code_chunk_and_ids_are_stable(lib: Path) -> None:
     doc, chunks = chunks_of(lib, "pump.md", MANUAL, max_tokens=12)
     code = [c for c in chunks if c.kind == "code"]
     assert code and "code line 2" in code[0].text
-    again = chunk_document(doc, _blocks(lib), __import__("engine.chunking").chunking.approx_counter(),
+    again = chunk_document(doc, _blocks(lib), __import__("engine.ingest.chunking").ingest.chunking.approx_counter(),
                            ChunkingConfig(max_tokens=12))
     assert [c.id for c in again] == [c.id for c in chunks]
     assert len({c.id for c in chunks}) == len(chunks)

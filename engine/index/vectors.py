@@ -20,7 +20,7 @@ import hnswlib
 import numpy as np
 
 from engine.errors import IndexCorrupt
-from engine.hnsw_file import graph_problem
+from engine.index.hnsw_file import graph_problem
 
 __all__ = ["VectorIndex"]
 
@@ -235,7 +235,7 @@ def _normalised(rows: np.ndarray) -> np.ndarray:
 
 
 def _load_graph(graph_path: Path, count: int, mdim: int, matrix: np.ndarray, bad) -> hnswlib.Index:
-    """The HNSW graph, its every offset, count and link checked (engine.hnsw_file) before
+    """The HNSW graph, its every offset, count and link checked (engine.index.hnsw_file) before
     hnswlib reads it, and a probe of its vectors against the matrix after."""
     try:
         problem = graph_problem(graph_path, count, mdim)

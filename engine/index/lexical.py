@@ -1,26 +1,14 @@
-"""BM25 lexical index (bm25s) and a script-aware multilingual tokenizer.
-
-The tokenizer turns text into the terms BM25 counts:
-
-- NFKC, then casefold (full-width ``ＡＢＣ１２`` reads as ``abc12``);
-- words keep their combining marks (Devanagari and Thai vowel signs);
-- identifiers are kept whole and also split: ``ERR_CACHE_STALE`` gives
-  ``err_cache_stale``, ``err``, ``cache``, ``stale``; ``12Nm`` gives ``12nm``,
-  ``12``, ``nm``; decimals such as ``3.5`` stay whole;
-- Chinese/Japanese (Han, kana) and Thai/Lao/Khmer/Myanmar, written without
-  spaces, become character bigrams (a lone character stays a unigram);
-- Korean words (eojeol) are emitted whole, as bigrams, and with a trailing
-  particle stripped, so ``배터리`` finds ``배터리를``.
+"""BM25 lexical index (bm25s) over the terms of engine.lang.words.tokenize.
 
 ``LexicalIndex`` keeps bm25s's precomputed sparse score matrix and scores a
 query by summing the matrix columns of its terms; eligibility is a hard filter.
+An index records the tokenizer version it was built with (a query must be cut
+into the same terms as the documents).
 """
 
 from __future__ import annotations
 
 import json
-import re
-import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -28,137 +16,12 @@ import bm25s
 import numpy as np
 
 from engine.errors import IndexCorrupt
+from engine.lang.words import TOKENIZER_VERSION, tokenize
 
 __all__ = ["TOKENIZER_VERSION", "LexicalIndex", "tokenize"]
 
-# Bump whenever tokenize() output changes: an index built with another version
-# must be rebuilt, since query and document terms would no longer agree.
-TOKENIZER_VERSION = "fieldqa-tok-1"
-
 FORMAT_VERSION = 1
 META_NAME = "lexical.json"
-
-
-def _mark_class() -> str:
-    """Every combining mark (categories Mn, Mc, Me) as regex class ranges."""
-    ranges: list[tuple[int, int]] = []
-    # No combining marks exist above U+1FFFF except the variation selectors supplement.
-    for cp in (*range(0x20000), *range(0xE0100, 0xE01F0)):
-        if unicodedata.category(chr(cp))[0] == "M":
-            if ranges and ranges[-1][1] == cp - 1:
-                ranges[-1] = (ranges[-1][0], cp)
-            else:
-                ranges.append((cp, cp))
-    return "".join(
-        re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges
-    )
-
-
-_MARKS = _mark_class()
-# Han (with extensions and compatibility ideographs), kana, iteration marks.
-_CJK = (
-    "\u3005\u3007\u3021-\u3029\u3038-\u303b\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf"
-    "\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f"
-)
-_SEA = "\u0e00-\u0e7f\u0e80-\u0eff\u1000-\u109f\u1780-\u17ff"  # Thai, Lao, Myanmar, Khmer
-_HANGUL = "\u1100-\u11ff\u3130-\u318f\ua960-\ua97f\uac00-\ud7af\ud7b0-\ud7ff"
-_SPECIAL = _CJK + _SEA + _HANGUL
-_W = f"(?:(?![{_SPECIAL}])[\\w{_MARKS}])"
-_TOKEN_RE = re.compile(
-    f"(?P<cjk>[{_CJK}]+)|(?P<sea>[{_SEA}]+)|(?P<ko>[{_HANGUL}]+)|(?P<w>{_W}+(?:[-.]{_W}+)*)"
-)
-_CLUSTER_RE = re.compile(f".[{_MARKS}]*", re.S)
-_SEP_RE = re.compile(r"[-._]+")
-_ALNUM_RE = re.compile(r"\d+|\D+")
-_NUMBER_RE = re.compile(r"\d+(?:[.,]\d+)*")
-
-# Korean particles and a few copula/verb endings, longest first.
-_KO_SUFFIXES = tuple(
-    sorted(
-        {
-            "은", "는", "이", "가", "을", "를", "의", "에", "에서", "으로", "로", "와", "과", "도", "만",
-            "까지", "부터", "에게", "께서", "이다", "입니다", "이며", "이고", "에서는", "에는", "으로는",
-            "로는", "에게서", "한테", "처럼", "보다", "마다", "이나", "나", "랑", "이랑", "하고", "라고",
-            "이라고", "란", "이란", "인", "께", "에도", "에서도", "으로도", "로도", "만을", "만이",
-            "하는", "하다", "합니다", "하여", "해야", "해서", "했다", "한다", "된다", "되는", "됩니다",
-            "하십시오", "하세요", "시오",
-        },
-        key=len,
-        reverse=True,
-    )
-)
-
-# Very common function words of the Latin-script languages the manuals use.
-# Function words and question words of the Latin-script languages the manuals use
-# (en/fr/de), with French elisions (l', d', qu'). Measured on eval/multi-dev: French
-# R@1 0.641 -> 0.702 with this list; it is a query-and-document filter.
-_STOPWORDS = frozenset(
-    """
-    a an and are as at be by for from in is it of on or that the this to was were with
-    do does did what which who whom whose how when where why
-    au aux ce ces cet cette dans de des du elle elles en est et il ils la le les leur leurs
-    lui mais nous ou par pas pour qu que qui sa se ses son sont sur un une vous ne ni car donc
-    l d j n s c m t y été était ont avait être avoir plus comme aussi très
-    quel quelle quels quelles combien comment pourquoi quand quoi où lequel laquelle lesquels
-    der die das den dem des ein eine einer eines einem einen und ist im in zu mit von auf
-    für nicht sich als auch es wie was wer wo wann warum welche welcher welches
-    """.split()
-)
-
-
-def tokenize(text: str, *, stopwords: bool = True, cjk_unigrams: bool = True) -> list[str]:
-    """Terms for BM25: see the module docstring. Deterministic, order-preserving."""
-    text = unicodedata.normalize("NFKC", text).casefold()
-    out: list[str] = []
-    emit = out.append
-    for m in _TOKEN_RE.finditer(text):
-        kind = m.lastgroup
-        tok = m.group()
-        if kind == "w":
-            _emit_word(tok, out, stopwords)
-        elif kind == "cjk":
-            n = len(tok)
-            if n == 1:
-                emit(tok)
-                continue
-            if cjk_unigrams:
-                out.extend(tok)
-            out.extend(tok[i : i + 2] for i in range(n - 1))
-        elif kind == "sea":
-            cl = _CLUSTER_RE.findall(tok)
-            if len(cl) == 1:
-                emit(tok)
-                continue
-            out.extend(cl[i] + cl[i + 1] for i in range(len(cl) - 1))
-        else:  # Korean eojeol
-            emit(tok)
-            n = len(tok)
-            if n > 2:
-                out.extend(tok[i : i + 2] for i in range(n - 1))
-            for suf in _KO_SUFFIXES:
-                if len(tok) > len(suf) and tok.endswith(suf):
-                    stem = tok[: -len(suf)]
-                    emit(stem)
-                    break
-    return out
-
-
-def _emit_word(tok: str, out: list[str], stopwords: bool) -> None:
-    if _NUMBER_RE.fullmatch(tok):
-        out.append(tok)
-        return
-    parts = [p for p in _SEP_RE.split(tok) if p]
-    if not parts or (stopwords and tok in _STOPWORDS):
-        return  # a bare "_" or "__" carries nothing
-    out.append(tok)
-    if len(parts) > 1 or parts[0] != tok:
-        for p in parts:
-            if not (stopwords and p in _STOPWORDS):
-                out.append(p)
-    for p in parts:
-        pieces = _ALNUM_RE.findall(p)
-        if len(pieces) > 1:
-            out.extend(x for x in pieces if len(x) >= 2)
 
 
 class LexicalIndex:

@@ -7,15 +7,15 @@ One calibrated number per question, from features that hold for any corpus:
 - how much of the question's content the evidence holds in the lexical view (share of the
   question's terms in the best passage and in the best unit),
 - whether the two branches agree (the vector branch's first passage in the lexical list), and
-  how much of the question the lexical branch can see at all (engine.lexical's ``sight``: low
+  how much of the question the lexical branch can see at all (engine.index.lexical's ``sight``: low
   for a question in another language than the manuals, whose cosines run lower too),
-- whether the question is in another language than the first passage (engine.textutil's
+- whether the question is in another language than the first passage (engine.lang.text's
   ``question_language``; 0.5 when unsure),
 - the cross-encoder's logits for the first context passages, when a cross-encoder is built,
   counted for a same-language question only (the shipped one was trained on same-language
   pairs: a cross-lingual pair scores low whether or not it answers),
 - a code the question names that no passage holds, an answer type asked for and not given
-  (engine.answertype: one feature among the others, never the rule).
+  (engine.answer.answertype: one feature among the others, never the rule).
 
 A logistic regression over those (standardised) features gives the probability; its weights,
 the feature names and the abstention threshold are a fact about the models they were fitted
@@ -36,8 +36,8 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.evidence import terms
-from engine.textutil import question_language
+from engine.lang.words import terms
+from engine.lang.language import question_language
 from engine.types import Chunk, SearchResult
 
 __all__ = ["AnswerabilityModel", "BASE_FEATURES", "CE_FEATURES", "CE_PASSAGES", "features", "load_model"]

@@ -2,7 +2,7 @@
 
 ``fieldqa eval QUESTIONS.tsv --corpus DIR --answers --json`` adds an ``"answers"``
 object to the evaluation JSON through :class:`AnswerEval`, an
-``engine.evaluate.EvalHook``::
+``engine.eval.retrieval.EvalHook``::
 
     "answers": {
       "questions": n, "answerable": n, "noanswer": n,
@@ -18,7 +18,7 @@ object to the evaluation JSON through :class:`AnswerEval`, an
       "by_family": {FAMILY: {same rate keys, "questions": n}}
     }
 
-Hit rule (as for retrieval, ``engine.diagnose.GoldResolver``): a citation hits when
+Hit rule (as for retrieval, ``engine.search.diagnose.GoldResolver``): a citation hits when
 its chunk comes from the gold file and overlaps the gold section's lines (or page).
 Rates over an empty group are ``null``.
 """
@@ -75,7 +75,7 @@ class AnswerEval:
     outcomes: list[AnswerOutcome] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        from engine.diagnose import GoldResolver
+        from engine.search.diagnose import GoldResolver
 
         self._gold = GoldResolver(self.library)
 
@@ -131,7 +131,7 @@ def summarise(outcomes: Sequence[AnswerOutcome], threshold: float) -> dict[str, 
 
 def evaluate_answers(library, questions: Sequence, *, config: Config | None = None,
                      filters: FilterConfig | None = None) -> dict[str, Any]:
-    """Search and answer every question (``engine.evaluate.Question`` rows); the "answers" object."""
+    """Search and answer every question (``engine.eval.retrieval.Question`` rows); the "answers" object."""
     hook = AnswerEval(library, config)
     for q in questions:
         hook.observe(q, library.search(q.text, mode="full", filters=filters))

@@ -1,83 +1,14 @@
-"""Text helpers shared by ingestion and chunking: lines, sentences, scripts, token estimates.
-
-Everything here works on spans (``start, end`` offsets into a string) so callers can
-cut the original text exactly; nothing rewrites the text it is given.
+"""Which language a text is in: a document (script, then its function words) and a short
+question (script, then its question words). The cue words here identify a language; they are
+not the stopwords of engine.lang.words, which are left out of terms.
 """
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections import Counter
 
-_SENTENCE_END = re.compile(
-    r"""(?:[.!?]+["'»”’)\]]*\s+)   # Latin end mark, closing quotes, then whitespace
-      |(?:[。！？]+[」』”’）)]*\s*)   # CJK end mark: no space needed after it
-    """,
-    re.VERBOSE,
-)
-# "e.g. ", "z.B. ", "No. 3", "1. ": not sentence ends
-_NOT_AN_END = re.compile(r"\b(?:e\.g|i\.e|z\.B|vs|No|Nr|Fig|Abb|cf|ca|approx|env|bzw|Dr|Mr|Mrs|Ref|réf|Art|Kap)\.$")
-
-
-def line_starts(text: str) -> list[int]:
-    """Offsets where each line starts (line i, 0-based, starts at result[i]); lines end at '\\n'."""
-    starts = [0]
-    find = text.find
-    i = find("\n")
-    while i != -1:
-        starts.append(i + 1)
-        i = find("\n", i + 1)
-    return starts
-
-
-def line_at(starts: list[int], offset: int) -> int:
-    """1-based line number of ``offset`` given ``line_starts``."""
-    return bisect.bisect_right(starts, offset)
-
-
-def strip_span(text: str, start: int, end: int) -> tuple[int, int]:
-    """Shrink ``[start, end)`` so it neither starts nor ends with whitespace."""
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end
-
-
-def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
-    """Sentences of ``text[start:end]`` as spans (whitespace trimmed), in order.
-
-    Ends at ``.!?`` followed by whitespace and at CJK ``。！？`` (no space needed).
-    A few abbreviations ("e.g.", "z.B.", "No.") do not end one unless a line break follows.
-    """
-    end = len(text) if end is None else end
-    spans: list[tuple[int, int]] = []
-    pos = start
-    for m in _SENTENCE_END.finditer(text, start, end):
-        cut = m.end()
-        head = text[max(pos, m.start() - 8) : m.start() + 1]
-        if text[m.start()] == "." and _NOT_AN_END.search(head) and "\n" not in m.group():
-            continue
-        s, e = strip_span(text, pos, cut)
-        if s < e:
-            spans.append((s, e))
-        pos = cut
-    s, e = strip_span(text, pos, end)
-    if s < e:
-        spans.append((s, e))
-    return spans
-
-
-def word_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """Whitespace-separated words of ``text[start:end]`` as spans."""
-    return [(start + m.start(), start + m.end()) for m in _NONSPACE.finditer(text[start:end])]
-
-
-_NONSPACE = re.compile(r"\S+")
-
-
-# --- scripts and languages -------------------------------------------------
+__all__ = ["detect_language", "question_language"]
 
 _HANGUL = re.compile(r"[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]")
 _KANA = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff]")
@@ -86,7 +17,7 @@ _LATIN = re.compile(r"[A-Za-z\u00c0-\u024f]")
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 _WORD = re.compile(r"[a-zà-öø-ÿß]+")
 
-_STOPWORDS = {
+_CUE_WORDS = {
     "en": {"the", "and", "of", "to", "is", "in", "for", "with", "on", "be", "this", "that", "are", "before"},
     "fr": {"le", "la", "les", "des", "et", "du", "est", "une", "dans", "pour", "sur", "avec", "au", "pas"},
     "de": {"der", "die", "das", "und", "ist", "mit", "nicht", "den", "ein", "eine", "für", "auf", "vor", "zu"},
@@ -116,7 +47,7 @@ def detect_language(text: str, sample: int = 20000) -> str:
     if cyr > latin:
         return "ru"
     words = Counter(_WORD.findall(t.lower()))
-    scores = {lang: sum(words[w] for w in sw) for lang, sw in _STOPWORDS.items()}
+    scores = {lang: sum(words[w] for w in sw) for lang, sw in _CUE_WORDS.items()}
     best = max(scores, key=lambda k: scores[k])
     total = sum(words.values())
     if scores[best] < 3 or scores[best] < 0.05 * total:
@@ -153,26 +84,3 @@ def question_language(text: str) -> str:
                     reverse=True)
     (best, lang), (second, _) = scores[0], scores[1]
     return lang if best >= 1 and best > second else ""
-
-
-# --- token estimate ----------------------------------------------------------
-
-_TOKENISH = re.compile(
-    r"[\u4e00-\u9fff\u3400-\u4dbf\u3040-\u30ff\uac00-\ud7af]"  # one CJK/kana/Hangul char
-    r"|\d{1,3}"
-    r"|[^\W\d_]+"
-    r"|[^\w\s]"
-)
-
-
-def approx_token_count(text: str) -> int:
-    """A tokenizer-free estimate, close to a multilingual subword tokenizer (XLM-R style).
-
-    For tests and for the CLI before the model is built; production counts with the
-    embedder's tokenizer.
-    """
-    n = 0
-    for m in _TOKENISH.finditer(text):
-        w = m.group()
-        n += 1 + len(w) // 6 if len(w) > 1 and w[0].isalpha() else 1
-    return n

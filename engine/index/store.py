@@ -19,7 +19,7 @@ and committed in batches during a build, so a cancelled or killed build keeps th
 embeddings it paid for.
 
 A damaged or mismatched index raises ``IndexCorrupt`` / ``IndexMismatch`` naming the rebuild
-command; a full disk, read-only media or a busy database are told apart (engine.integrity),
+command; a full disk, read-only media or a busy database are told apart (engine.index.integrity),
 and every generation file is checked against the checksum recorded at its commit.
 """
 
@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
 import json
 import re
 import shutil
@@ -35,18 +34,18 @@ import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date as Date
 from pathlib import Path
 
 import numpy as np
 
 from engine.errors import IndexCorrupt, IndexMismatch, rebuild_hint
-from engine.integrity import connect_read_only, file_checksums, fsync_tree, sqlite_error
+from engine.index.integrity import connect_read_only, file_checksums, fsync_tree, sqlite_error
+from engine.index.rows import CHUNK_COLS, chunk_from_row, chunk_row, meta_from_json, text_sha
 from engine.types import Chunk, DocumentMeta, IngestIssue
 
 __all__ = [
     "FORMAT_VERSION", "DB_NAME", "IndexStore", "IndexMismatch", "DocumentRecord", "Generation",
-    "rebuild_hint", "meta_to_json", "meta_from_json",
+    "rebuild_hint",
 ]
 
 FORMAT_VERSION = 1
@@ -74,32 +73,6 @@ class Generation:
     manifest: dict
 
 
-# ---- (de)serialisation of metadata ------------------------------------------------------
-
-
-def meta_to_json(meta: DocumentMeta) -> str:
-    return json.dumps({
-        "doc_id": meta.doc_id, "title": meta.title, "version": meta.version,
-        "date": meta.date.isoformat() if meta.date else None, "models": list(meta.models),
-        "status": meta.status, "visibility": list(meta.visibility), "language": meta.language,
-        **({"invalid": list(meta.invalid)} if meta.invalid else {}),
-    }, ensure_ascii=False)
-
-
-def meta_from_json(text: str) -> DocumentMeta:
-    d = json.loads(text)
-    return DocumentMeta(
-        doc_id=d["doc_id"], title=d["title"], version=d["version"],
-        date=Date.fromisoformat(d["date"]) if d.get("date") else None,
-        models=tuple(d["models"]), status=d["status"], visibility=tuple(d["visibility"]),
-        language=d.get("language", ""), invalid=tuple(d.get("invalid", ())),
-    )
-
-
-_CHUNK_COLS = ("id", "doc_id", "version", "path", "start_line", "end_line", "heading_path",
-               "char_start", "char_end", "kind", "section_id", "language", "text", "context",
-               "tokens", "page", "ordinal")
-
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS info (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS generations (
@@ -111,7 +84,7 @@ CREATE TABLE IF NOT EXISTS documents (
     text TEXT NOT NULL, page_starts TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS chunks (
     row INTEGER PRIMARY KEY, {", ".join(c + (" TEXT" if c not in ("start_line", "end_line",
-        "char_start", "char_end", "tokens", "page", "ordinal") else " INTEGER") for c in _CHUNK_COLS)},
+        "char_start", "char_end", "tokens", "page", "ordinal") else " INTEGER") for c in CHUNK_COLS)},
     text_sha TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS chunks_path ON chunks(path, ordinal);
 CREATE TABLE IF NOT EXISTS ingest_issues (path TEXT NOT NULL, reason TEXT NOT NULL, severity TEXT NOT NULL);
@@ -285,13 +258,13 @@ class IndexStore:
         (gdir / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False), encoding="utf-8")
         fsync_tree(gdir)
         sums = json.dumps(file_checksums(gdir), sort_keys=True)
-        rows = [(i, *(_chunk_value(c, col) for col in _CHUNK_COLS), text_shas[i]) for i, c in enumerate(chunks)]
-        marks = ",".join("?" * (len(_CHUNK_COLS) + 2))
+        rows = [(i, *chunk_row(c), text_shas[i]) for i, c in enumerate(chunks)]
+        marks = ",".join("?" * (len(CHUNK_COLS) + 2))
         with self._lock, self._write_transaction() as c:
             c.execute("DELETE FROM documents")
             c.executemany("INSERT INTO documents VALUES (?,?,?,?,?,?,?,?,?)", documents)
             c.execute("DELETE FROM chunks")
-            c.executemany(f"INSERT INTO chunks (row, {', '.join(_CHUNK_COLS)}, text_sha) "
+            c.executemany(f"INSERT INTO chunks (row, {', '.join(CHUNK_COLS)}, text_sha) "
                           f"VALUES ({marks})", rows)
             c.execute("DELETE FROM ingest_issues")
             c.executemany("INSERT INTO ingest_issues VALUES (?,?,?)",
@@ -335,13 +308,11 @@ class IndexStore:
 
     def chunks(self) -> list[Chunk]:
         """Every chunk in row order, each text checked against the sha256 recorded with it."""
-        rows = self._q(f"SELECT {', '.join(_CHUNK_COLS)}, text_sha FROM chunks ORDER BY row")
+        rows = self._q(f"SELECT {', '.join(CHUNK_COLS)}, text_sha FROM chunks ORDER BY row")
         out = []
         for r in rows:
-            d = dict(zip(_CHUNK_COLS, r[:-1]))
-            d["heading_path"] = tuple(json.loads(d["heading_path"]))
-            chunk = Chunk(**d)
-            if hashlib.sha256(chunk.search_text.encode("utf-8")).hexdigest() != r[-1]:
+            chunk = chunk_from_row(r[:-1])
+            if text_sha(chunk) != r[-1]:
                 raise IndexCorrupt(f"index database {self.dir / DB_NAME}: the stored text of passage "
                                    f"{chunk.location} was altered (checksum): {rebuild_hint(self._library)}")
             out.append(chunk)
@@ -410,9 +381,3 @@ class IndexStore:
 
     def embedding_count(self) -> int:
         return self._q("SELECT COUNT(*) FROM embeddings")[0][0]
-
-
-def _chunk_value(c: Chunk, col: str):
-    v = getattr(c, col)
-    return json.dumps(list(v), ensure_ascii=False) if col == "heading_path" else v
-

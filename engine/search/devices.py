@@ -9,32 +9,17 @@ devices are not excluded (that is what the eligibility filter is for), only outr
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from typing import Iterable
 
+from engine.lang.codes import device_codes, normalise_code
 from engine.types import DocumentMeta
-
-# letters then digits, optionally joined by '-', '_' or a space, optional letter suffix:
-# KX-7, HY-400S, Hydra-400, VB 12, CV60
-_CODE = re.compile(r"(?<![\w])([^\W\d_]{1,12})[-_ ]?(\d{1,5}[^\W\d_]{0,2})(?![\w])")
-
-
-def normalise(code: str) -> str:
-    return re.sub(r"[-_\s]", "", unicodedata.normalize("NFKC", code)).casefold()
-
-
-def codes_in(text: str) -> set[str]:
-    """Device-code-shaped tokens of a text, normalised ("KX-7" -> "kx7")."""
-    text = unicodedata.normalize("NFKC", text)
-    return {normalise(a + b) for a, b in _CODE.findall(text)}
 
 
 def document_codes(meta: DocumentMeta) -> frozenset[str]:
     """What a document is about: its declared models and the codes in its title."""
-    return frozenset({normalise(m) for m in meta.models} | codes_in(meta.title))
+    return frozenset({normalise_code(m) for m in meta.models} | device_codes(meta.title))
 
 
 def mentioned(question: str, known: Iterable[str]) -> frozenset[str]:
     """The known device codes that the question names."""
-    return frozenset(codes_in(question) & set(known))
+    return frozenset(device_codes(question) & set(known))

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from engine.config import ChunkingConfig
-from engine.textutil import approx_token_count, detect_language, sentence_spans, word_spans
+from engine.lang.language import detect_language
+from engine.lang.text import approx_token_count, sentence_spans, word_spans
 from engine.types import Block, Chunk, ChunkKind, Document
 
 CountTokens = Callable[[str], int]

@@ -1,13 +1,13 @@
 """The search stages over one snapshot, each recorded in the trace:
 
-1. eligibility mask (engine.eligibility), passed *into* both branches;
+1. eligibility mask (engine.search.eligibility), passed *into* both branches;
 2. lexical: ``LexicalIndex.search(q, lexical_depth, eligible=mask)``;
 3. vector: ``VectorIndex.search(embed(q), vector_depth, eligible=mask)``;
 4. fused: reciprocal rank fusion, one candidate per chunk id, top ``fused_window`` (a third
-   ranking when the question names a device code some document is about: engine.devices);
-5. rerank: the cross-encoder over the top ``rerank_input`` fused candidates (engine.rerank);
+   ranking when the question names a device code some document is about: engine.search.devices);
+5. rerank: the cross-encoder over the top ``rerank_input`` fused candidates (engine.search.rerank);
 6. context: top ``final_context`` after rerank, duplicates removed, neighbours added within
-   ``context_token_budget`` (engine.context).
+   ``context_token_budget`` (engine.search.context).
 
 Modes: ``lexical`` / ``vector`` stop after their branch (hits = that list), ``hybrid`` after
 fusion (hits = fused window), ``full`` runs everything (hits = context).
@@ -22,12 +22,12 @@ from typing import Any, Literal
 import numpy as np
 
 from engine.config import Config
-from engine.context import ContextItem, assemble_context
-from engine.devices import mentioned
-from engine.eligibility import Eligibility
-from engine.fusion import fuse_rrf
-from engine.rerank import Reranker
-from engine.snapshot import Snapshot
+from engine.search.context import ContextItem, assemble_context
+from engine.search.devices import mentioned
+from engine.search.eligibility import Eligibility
+from engine.search.fusion import fuse_rrf
+from engine.search.rerank import Reranker
+from engine.index.snapshot import Snapshot
 from engine.types import Hit, Ranked, SearchResult, Stage, StageStatus, Trace
 
 __all__ = ["MODES", "Mode", "search"]

@@ -1,5 +1,5 @@
 """The rerank stage: the cross-encoder over the top fused candidates, its order blended with the
-fused and branch orders (engine.fusion), on a worker thread with a time limit.
+fused and branch orders (engine.search.fusion), on a worker thread with a time limit.
 
 ``Reranker`` owns the model's state, typed: a loaded ``CrossEncoder``, or the reason there is
 none (``unavailable``), loaded on first use. Switched off (``retrieval.rerank = false``), without
@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from engine.config import Config
-from engine.fusion import blend_orders
+from engine.search.fusion import blend_orders
 from engine.types import Chunk, StageStatus
 
 __all__ = ["Reranker"]
@@ -65,7 +65,7 @@ class Reranker:
     def rerank(self, question: str, cands: Sequence[tuple[Chunk, float]],
                branches: tuple[Sequence[str], Sequence[str]] = ((), ())) -> tuple[Pairs, str, StageStatus]:
         """``cands`` in fused order; ``branches``: the lexical and vector id lists (for a model
-        that carries a learned blend, engine.fusion.RerankBlend)."""
+        that carries a learned blend, engine.search.fusion.RerankBlend)."""
         kept = [(c.id, s) for c, s in cands]
         off, degraded = StageStatus.OFF, StageStatus.DEGRADED
         if not cands:

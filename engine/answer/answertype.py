@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from engine.conflicts import Value
+from engine.answer.conflicts import Value
 
 __all__ = ["ANSWER_TYPES", "AnswerType", "expected_types", "unanswered"]
 
@@ -40,7 +40,7 @@ class AnswerType:
     """An attribute a question can ask for, and what in a passage answers it.
 
     A passage answers when it holds a value in one of ``units`` (normalised as in
-    :mod:`engine.conflicts`), or text matching ``pattern``, or (``words``, when given) speaks
+    :mod:`engine.answer.conflicts`), or text matching ``pattern``, or (``words``, when given) speaks
     of the attribute; with ``value_and_words`` both a value and the words are needed in
     the same unit of text (a fuel-tank capacity is a volume next to the word "tank").
     A value in one of ``weak_units`` needs ``named`` in the same text: "a weight of 850 g"

@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from engine.devices import document_codes
-from engine.eligibility import Eligibility
+from engine.search.devices import document_codes
+from engine.search.eligibility import Eligibility
 from engine.types import Chunk, DocumentMeta
 
 __all__ = ["Snapshot"]

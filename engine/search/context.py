@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from engine.evidence import is_condition as has_condition  # one list of condition cues
+from engine.lang.cues import is_condition as has_condition  # one list of condition cues
 from engine.types import Chunk, DocumentMeta
 
 __all__ = ["ContextItem", "assemble_context", "has_condition", "SHORT_SECTION_TOKENS"]

@@ -22,7 +22,7 @@ JSON shape (``evaluate()`` returns it, ``fieldqa eval --json`` prints it)::
                | {"unavailable": "reason"}},
      "pool_coverage": {"all" | FAMILY: {"questions": n, "coverage": x}},  # gold anywhere in the fused pool
      "misses": [{"line", "question", "family", "rank", "pool_rank", "verdict", "stage"}],  # not at rank 1
-     "losses": {STAGE: count},            # full mode only; STAGE in engine.diagnose.LOSS_STAGES
+     "losses": {STAGE: count},            # full mode only; STAGE in engine.search.diagnose.LOSS_STAGES
                                           # plus "missed_by_lexical"/"missed_by_vector" (branch misses)
      "timings_ms": {STAGE: {"p50": x, "p95": x}},   # per trace stage, plus "total"
      "reranker": "ready: ..." | "degraded: ..." | "off: ...",
@@ -31,7 +31,7 @@ JSON shape (``evaluate()`` returns it, ``fieldqa eval --json`` prints it)::
 Hooks: ``evaluate(..., hooks=[h])`` calls ``h.observe(question, result)`` after each full
 search and puts ``h.summary()`` (a (key, JSON-able value) pair) into the output; the
 answers module uses this for its "answers" object: ``fieldqa eval --answers`` passes an
-``engine.answer_eval.AnswerEval``. ``--misses`` prints every question not answered at rank 1
+``engine.eval.answers.AnswerEval``. ``--misses`` prints every question not answered at rank 1
 (``format_misses``).
 """
 
@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from engine.config import FilterConfig
-from engine.diagnose import LOSS_STAGES, GoldResolver, Target, diagnose_result, parse_target
+from engine.search.diagnose import LOSS_STAGES, GoldResolver, Target, diagnose_result, parse_target
 from engine.types import SearchResult
 
 if TYPE_CHECKING:
@@ -285,7 +285,7 @@ def format_report(report: dict[str, Any]) -> str:
 
 
 def format_answers(a: dict[str, Any]) -> str:
-    """The answer scores of ``fieldqa eval --answers`` as a table (engine.answer_eval)."""
+    """The answer scores of ``fieldqa eval --answers`` as a table (engine.eval.answers)."""
     cols = (("cited", "cited_rate"), ("first", "first_claim_hit"), ("abst.ans", "abstain_rate_answerable"),
             ("abst.no", "abstain_rate_noanswer"), ("brier", "brier"))
     fmt = lambda v: f"{v:>9.3f}" if isinstance(v, (int, float)) else f"{'-':>9}"  # noqa: E731

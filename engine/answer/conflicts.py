@@ -19,7 +19,9 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from engine.evidence import Unit, codes_in, terms
+from engine.lang.codes import exact_codes
+from engine.lang.units import Unit
+from engine.lang.words import terms
 from engine.types import Chunk, Conflict, ConflictSide, DocumentMeta
 
 
@@ -180,7 +182,7 @@ def statement(unit: Unit, chunk: Chunk, meta: DocumentMeta, flagged: bool = Fals
     header = table_header(chunk, unit)
     vals = values_in(unit.text, header_units(header) if header else ())
     heading = unit.heading or (chunk.heading_path[-1] if chunk.heading_path else "")
-    codes = frozenset(codes_in(unit.text) | codes_in(heading))
+    codes = frozenset(exact_codes(unit.text) | exact_codes(heading))
     skel = re.sub(r"\d+(?:[.,]\d+)*", " ", unit.text)
     first = table_cells(unit.text)[0].casefold() if unit.kind == "table_row" else ""
     return Statement(unit, chunk, meta, tuple(vals), codes, frozenset(terms(skel)), first, flagged)

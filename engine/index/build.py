@@ -3,7 +3,7 @@
 A document is re-chunked only when its bytes (sha256) or metadata changed, or on a rebuild.
 Embeddings come from the store's cache when (model checksum, text) is known, and are committed
 in batches, so a cancelled or killed build keeps what it paid for. The new generation's files
-are written beside the current one and the switch is one SQLite transaction (engine.store);
+are written beside the current one and the switch is one SQLite transaction (engine.index.store);
 until it commits, readers and a killed build see the previous generation.
 """
 
@@ -21,8 +21,9 @@ from typing import Any, Literal
 import numpy as np
 
 from engine.config import Config
-from engine.snapshot import Snapshot
-from engine.store import IndexStore, meta_to_json
+from engine.index.snapshot import Snapshot
+from engine.index.rows import meta_to_json, text_sha
+from engine.index.store import IndexStore
 from engine.types import Chunk, Document, IngestIssue, IngestReport
 
 __all__ = ["BuildCancelled", "BuildProgress", "EMBED_BATCH", "Indexer", "text_sha"]
@@ -45,11 +46,6 @@ class BuildCancelled(Exception):
 
 Report = Callable[[BuildProgress], None]
 Check = Callable[[], None]
-
-
-def text_sha(chunk: Chunk) -> str:
-    """The embedding cache's key for a chunk (and the hash its stored text is checked against)."""
-    return hashlib.sha256(chunk.search_text.encode("utf-8")).hexdigest()
 
 
 @dataclass(slots=True)
@@ -106,7 +102,7 @@ class Indexer:
     def _chunk(self, docs: Sequence[tuple[Document, list]], old_docs: Mapping[str, tuple], report: Report,
                check: Check) -> tuple[list[list[Chunk]], int]:
         """Chunks per document (an unchanged document keeps its chunks) and how many were unchanged."""
-        from engine.chunking import chunk_document
+        from engine.ingest.chunking import chunk_document
 
         old_chunks: dict[str, list[Chunk]] = {}
         if old_docs and self.current.generation is not None:
@@ -131,8 +127,8 @@ class Indexer:
     def _write(self, docs: Sequence[tuple[Document, list]], chunks_by_doc: Sequence[list[Chunk]],
                issues: Sequence[IngestIssue], fingerprint: str, report: Report, check: Check) -> Snapshot:
         """Embed, build both indexes, write the generation and switch to it."""
-        from engine.lexical import LexicalIndex
-        from engine.vectors import VectorIndex
+        from engine.index.lexical import LexicalIndex
+        from engine.index.vectors import VectorIndex
 
         chunks = [c for cs in chunks_by_doc for c in cs]
         shas = [text_sha(c) for c in chunks]

@@ -1,0 +1,57 @@
+"""Codes: the exact identifiers a technician types, found the same way everywhere.
+
+Three views of one idea, each for its job:
+
+- :func:`device_codes`: device-model-shaped tokens, normalised so spellings meet ("KX-7",
+  "kx 7", "ＫＸ７" -> "kx7"): which equipment a question or a document is about (search.devices);
+- :func:`exact_codes`: error codes, part references, model names and thread sizes as written,
+  upper-cased (ERR_SD_FULL, REF27-ALPHA, HY-400S, M8): what an answer must contain verbatim;
+- :func:`model_names`: hyphenated names with a digit part in any case (Hydra-400, BR-20):
+  the model a title or a question names, upper-cased.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+__all__ = ["device_codes", "exact_codes", "model_names", "normalise_code"]
+
+# letters then digits, optionally joined by '-', '_' or a space, optional letter suffix:
+# KX-7, HY-400S, Hydra-400, VB 12, CV60
+_DEVICE = re.compile(r"(?<![\w])([^\W\d_]{1,12})[-_ ]?(\d{1,5}[^\W\d_]{0,2})(?![\w])")
+
+
+def normalise_code(code: str) -> str:
+    return re.sub(r"[-_\s]", "", unicodedata.normalize("NFKC", code)).casefold()
+
+
+def device_codes(text: str) -> set[str]:
+    """Device-code-shaped tokens of a text, normalised ("KX-7" -> "kx7")."""
+    text = unicodedata.normalize("NFKC", text)
+    return {normalise_code(a + b) for a, b in _DEVICE.findall(text)}
+
+
+# ERR_SD_FULL, REF27-ALPHA, HY-400S, KX-7, M8, G 1/4 is left out (too loose)
+_EXACT = re.compile(r"(?<![\w-])(?:[A-Z][A-Z0-9]*(?:[_-][A-Z0-9]+)+|M\d{1,2}|[A-Z]{1,4}-?\d{1,4}[A-Z]{0,2})(?![\w-])")
+_EXACT_STOP = {"CE", "PE", "DC", "AC", "USB", "LED", "SD", "OK"}
+
+
+def exact_codes(text: str) -> set[str]:
+    """Error codes, part references, model names and thread sizes in a text (upper case)."""
+    out = set()
+    for m in _EXACT.finditer(unicodedata.normalize("NFKC", text)):
+        tok = m.group(0).upper()
+        if tok in _EXACT_STOP:
+            continue
+        if any(ch.isdigit() for ch in tok) or "_" in tok or "-" in tok:
+            out.add(tok)
+    return out
+
+
+_MODEL_NAME = re.compile(r"(?<![\w-])[^\W\d_]+-\w*\d\w*(?![\w-])")  # Hydra-400, BR-20, KX-7
+
+
+def model_names(text: str) -> set[str]:
+    """Model-like names (letters, a hyphen, then a part with a digit), upper-cased."""
+    return {m.upper() for m in _MODEL_NAME.findall(text)}

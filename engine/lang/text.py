@@ -1,0 +1,106 @@
+"""Text positions shared by ingestion, chunking and answers: lines, sentences, words, token estimates.
+
+Everything here works on spans (``start, end`` offsets into a string) so callers can
+cut the original text exactly; nothing rewrites the text it is given.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+_SENTENCE_END = re.compile(
+    r"""(?:[.!?]+["'»”’)\]]*\s+)   # Latin end mark, closing quotes, then whitespace
+      |(?:[。！？]+[」』”’）)]*\s*)   # CJK end mark: no space needed after it
+    """,
+    re.VERBOSE,
+)
+# "e.g. ", "z.B. ", "No. 3", "1. ": not sentence ends
+_NOT_AN_END = re.compile(r"\b(?:e\.g|i\.e|z\.B|vs|No|Nr|Fig|Abb|cf|ca|approx|env|bzw|Dr|Mr|Mrs|Ref|réf|Art|Kap)\.$")
+
+
+def line_starts(text: str) -> list[int]:
+    """Offsets where each line starts (line i, 0-based, starts at result[i]); lines end at '\\n'."""
+    starts = [0]
+    find = text.find
+    i = find("\n")
+    while i != -1:
+        starts.append(i + 1)
+        i = find("\n", i + 1)
+    return starts
+
+
+def line_at(starts: list[int], offset: int) -> int:
+    """1-based line number of ``offset`` given ``line_starts``."""
+    return bisect.bisect_right(starts, offset)
+
+
+def strip_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """Shrink ``[start, end)`` so it neither starts nor ends with whitespace."""
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
+    """Sentences of ``text[start:end]`` as spans (whitespace trimmed), in order: the one
+    sentence splitter (chunking cuts long paragraphs with it, answers cut units with it).
+
+    Ends at ``.!?`` (with any closing quotes) followed by whitespace, unless the next word starts
+    with a lower-case letter or a digit ("2.5 N·m", "e.g. the", "ca. 3") or the word before is a
+    known abbreviation ("z.B.", "No.") and no line break follows; at CJK ``。！？`` no space is
+    needed.
+    """
+    end = len(text) if end is None else end
+    spans: list[tuple[int, int]] = []
+    pos = start
+    for m in _SENTENCE_END.finditer(text, start, end):
+        cut = m.end()
+        if text[m.start()] in ".!?":
+            after = text[cut] if cut < end else ""
+            if after.isdigit() or after.islower():
+                continue
+            head = text[max(pos, m.start() - 8) : m.start() + 1]
+            if text[m.start()] == "." and _NOT_AN_END.search(head) and "\n" not in m.group():
+                continue
+        s, e = strip_span(text, pos, cut)
+        if s < e:
+            spans.append((s, e))
+        pos = cut
+    s, e = strip_span(text, pos, end)
+    if s < e:
+        spans.append((s, e))
+    return spans
+
+
+def word_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Whitespace-separated words of ``text[start:end]`` as spans."""
+    return [(start + m.start(), start + m.end()) for m in _NONSPACE.finditer(text[start:end])]
+
+
+_NONSPACE = re.compile(r"\S+")
+
+
+# --- token estimate ----------------------------------------------------------
+
+_TOKENISH = re.compile(
+    r"[\u4e00-\u9fff\u3400-\u4dbf\u3040-\u30ff\uac00-\ud7af]"  # one CJK/kana/Hangul char
+    r"|\d{1,3}"
+    r"|[^\W\d_]+"
+    r"|[^\w\s]"
+)
+
+
+def approx_token_count(text: str) -> int:
+    """A tokenizer-free estimate, close to a multilingual subword tokenizer (XLM-R style).
+
+    For tests and for the CLI before the model is built; production counts with the
+    embedder's tokenizer.
+    """
+    n = 0
+    for m in _TOKENISH.finditer(text):
+        w = m.group()
+        n += 1 + len(w) // 6 if len(w) > 1 and w[0].isalpha() else 1
+    return n

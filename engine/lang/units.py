@@ -1,0 +1,121 @@
+"""Evidence units: the sentences, list items and table rows a passage is made of.
+
+A :class:`Unit` is a span of the *document* text (``char_start``/``char_end``),
+found inside one chunk's span, so a claim built from it is verbatim by
+construction: ``document.text[unit.char_start:unit.char_end] == unit.text``.
+What a unit *is* (a condition, an instruction aimed at the system) is read by
+:mod:`engine.lang.cues`; the codes it names by :mod:`engine.lang.codes`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from engine.lang.text import sentence_spans, strip_span
+from engine.types import Chunk
+
+UnitKind = Literal["sentence", "list_item", "table_row"]
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """One claimable piece of a chunk, as a span of the document text."""
+
+    chunk_id: str
+    kind: UnitKind
+    char_start: int  # in the document text, end exclusive
+    char_end: int
+    text: str
+    order: int  # position inside the chunk (document order)
+    line: int  # 1-based line of the unit's start in the document
+    heading: str = ""  # the nearest heading line above the unit inside the chunk ('' = none)
+
+
+# --- splitting -------------------------------------------------------------------
+
+_LIST_MARK = re.compile(r"[ \t]*(?:[-*+•·]|\d{1,3}[.)]|[a-zA-Z][.)])[ \t]+")
+_TABLE_ROW = re.compile(r"[ \t]*\|.*\|[ \t]*$")
+_TABLE_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*$")
+_HEADING = re.compile(r"[ \t]*#{1,6}[ \t]")
+_FENCE = re.compile(r"[ \t]*(```|~~~)")
+_QUOTE_MARK = re.compile(r"[ \t]*(?:>[ \t]*)+")
+
+
+def split_units(chunk: Chunk) -> tuple[Unit, ...]:
+    """Split a chunk's text into claimable units, in document order.
+
+    Lines are read one by one: a table row (not the ``|---|`` rule) or a list item
+    is one unit (its list marker left out of the span); other lines are gathered
+    into paragraphs (a blank line, a heading, a list item or a row ends one) and a
+    paragraph is cut into sentences. Headings and code fences are not claims.
+    """
+    text = chunk.text
+    out: list[tuple[UnitKind, int, int, str]] = []
+    para: list[tuple[int, int]] = []  # (start, end) of consecutive prose lines
+    heading = ""
+
+    def flush() -> None:
+        if para:
+            start, end = para[0][0], para[-1][1]
+            for s, e in _sentences(text, start, end):
+                out.append(("sentence", s, e, heading))
+            para.clear()
+
+    pos = 0
+    in_fence = False
+    for raw in text.splitlines(keepends=True):
+        line_start, line_end = pos, pos + len(raw.rstrip("\r\n"))
+        pos += len(raw)
+        line = text[line_start:line_end]
+        if _FENCE.match(line):
+            flush()
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            continue
+        if not line.strip() or _HEADING.match(line):
+            flush()
+            if line.strip():
+                heading = line.strip().lstrip("#").strip()
+            continue
+        if _TABLE_ROW.match(line):
+            flush()
+            if not _TABLE_RULE.match(line):
+                s, e = strip_span(text, line_start, line_end)
+                if e > s:
+                    out.append(("table_row", s, e, heading))
+            continue
+        m = _LIST_MARK.match(line)
+        if m:
+            flush()
+            s, e = strip_span(text, line_start + m.end(), line_end)
+            if e > s:
+                out.append(("list_item", s, e, heading))
+            continue
+        q = _QUOTE_MARK.match(line)
+        start = line_start + (q.end() if q else 0)
+        para.append((start, line_end))
+    flush()
+    return _units(chunk, out)
+
+
+def _units(chunk: Chunk, spans: list[tuple[UnitKind, int, int, str]]) -> tuple[Unit, ...]:
+    """Units from (kind, start, end, heading) spans of ``chunk.text``, in order."""
+    text, base = chunk.text, chunk.char_start
+    return tuple(Unit(chunk_id=chunk.id, kind=kind, char_start=base + s, char_end=base + e, text=text[s:e],
+                      order=i, line=chunk.start_line + text.count("\n", 0, s), heading=head)
+                 for i, (kind, s, e, head) in enumerate(spans))
+
+
+def _sentences(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The paragraph's sentences (engine.lang.text), without the quote markers of continued
+    lines; a span with no letter or digit is not a claim."""
+    out = []
+    for a, b in sentence_spans(text, start, end):
+        while a < b and text[a] in "> \t":
+            a += 1
+        if b > a and any(ch.isalnum() for ch in text[a:b]):
+            out.append((a, b))
+    return out

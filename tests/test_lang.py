@@ -1,0 +1,40 @@
+"""engine.lang: one sentence splitter, one stopword list per language, one home for codes."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.lang.codes import device_codes, exact_codes, model_names
+from engine.lang.text import sentence_spans
+from engine.lang.words import STOPWORDS, terms, tokenize
+
+
+def _sentences(text: str) -> list[str]:
+    return [text[a:b] for a, b in sentence_spans(text)]
+
+
+def test_one_sentence_splitter_keeps_values_abbreviations_and_cjk():
+    assert _sentences("Torque 2.5 N·m. Then stop. Done!") == ["Torque 2.5 N·m.", "Then stop.", "Done!"]
+    assert _sentences("Use a tool, e.g. the wrench. Next.") == ["Use a tool, e.g. the wrench.", "Next."]
+    assert _sentences("See No. 3 for details. Then go.") == ["See No. 3 for details.", "Then go."]
+    assert _sentences('He said "stop." Then left.') == ['He said "stop."', "Then left."]
+    assert _sentences("电源关闭。然后拆下盖子。") == ["电源关闭。", "然后拆下盖子。"]
+    assert _sentences("ca. 3 bar. Fine") == ["ca. 3 bar.", "Fine"]
+
+
+@settings(max_examples=200)
+@given(st.lists(st.sampled_from(sorted(set().union(*STOPWORDS.values())) + ["valve", "pressure", "Dichtung"]),
+                max_size=12))
+def test_a_stopword_is_in_neither_the_lexical_terms_nor_the_answer_terms(words):
+    text = " ".join(words)
+    stop = set().union(*STOPWORDS.values())
+    assert not stop & set(tokenize(text))
+    assert not stop & terms(text)
+
+
+def test_codes_three_views_of_one_idea():
+    text = "Hydra-400: on ERR_SEAL_PRESSURE replace REF27-ALPHA (M8 screws), see the KX-7 notes"
+    assert {"hydra400", "kx7", "m8"} <= device_codes(text)
+    assert {"ERR_SEAL_PRESSURE", "REF27-ALPHA", "M8", "KX-7"} <= exact_codes(text)
+    assert "HYDRA-400" in model_names(text) and "KX-7" in model_names(text)
