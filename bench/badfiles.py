@@ -36,7 +36,7 @@ class BadLibrary:
         self.entries.append(path)
 
 
-def _raw_pdf(content: bytes, *, flate: bool = False) -> bytes:
+def raw_pdf(content: bytes, *, flate: bool = False) -> bytes:
     """A one-page PDF whose page stream is ``content``."""
     stream = f"<< /Length {len(content)}{' /Filter /FlateDecode' if flate else ''} >>".encode()
     objs = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
@@ -56,13 +56,13 @@ def _raw_pdf(content: bytes, *, flate: bool = False) -> bytes:
 
 
 def _text_pdf(words: str) -> bytes:
-    return _raw_pdf(f"BT /F1 12 Tf 72 720 Td ({words}) Tj ET".encode())
+    return raw_pdf(f"BT /F1 12 Tf 72 720 Td ({words}) Tj ET".encode())
 
 
-def _bomb_pdf(megabytes: int) -> bytes:
+def bomb_pdf(megabytes: int) -> bytes:
     z = zlib.compressobj(1)
     data = b"".join(z.compress(b" " * (1 << 20)) for _ in range(megabytes)) + z.flush()
-    return _raw_pdf(data, flate=True)
+    return raw_pdf(data, flate=True)
 
 
 def _encrypted_pdf() -> bytes:
@@ -173,7 +173,7 @@ def _special(root: Path, outside: Path, lib: BadLibrary, pdfs: int, rnd: random.
     good_pdf = _text_pdf("Manual page one")
     makers = (("pdf-truncated", lambda: good_pdf[: rnd.randint(20, len(good_pdf) - 10)]),
               ("pdf-encrypted", _encrypted_pdf),
-              ("pdf-bomb", lambda: _bomb_pdf(200)),
+              ("pdf-bomb", lambda: bomb_pdf(200)),
               ("pdf-garbage", lambda: b"%PDF-1.7\n" + rnd.randbytes(2048)))
     for j in range(pdfs):
         kind, make = makers[j % len(makers)]

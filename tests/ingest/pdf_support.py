@@ -1,9 +1,13 @@
-"""PDFs made by the tests: fpdf2 for real documents, hand-written bytes for hostile ones."""
+"""PDFs made by the tests: fpdf2 for real documents, hand-written bytes for hostile ones
+(raw_pdf, bomb_pdf: shared with the reliability bench's bad-file generator)."""
 
 from __future__ import annotations
 
-import zlib
 from pathlib import Path
+
+from bench.badfiles import bomb_pdf, raw_pdf
+
+__all__ = ["bomb_pdf", "encrypted_pdf", "manual_pdf", "no_text_pdf", "raw_pdf"]
 
 
 def manual_pdf(path: Path, pages: int = 2) -> Path:
@@ -26,36 +30,6 @@ def manual_pdf(path: Path, pages: int = 2) -> Path:
                 pdf.ln()
     pdf.output(str(path))
     return path
-
-
-def raw_pdf(content: bytes, *, flate: bool = False) -> bytes:
-    """A one-page PDF with ``content`` as its page stream (optionally FlateDecode'd as given)."""
-    stream_dict = f"<< /Length {len(content)}{' /Filter /FlateDecode' if flate else ''} >>".encode()
-    objs = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
-        b"/Resources << /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> >> >> >>",
-        stream_dict + b"\nstream\n" + content + b"\nendstream",
-    ]
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for i, body in enumerate(objs, start=1):
-        offsets.append(len(out))
-        out += f"{i} 0 obj\n".encode() + body + b"\nendobj\n"
-    xref = len(out)
-    out += f"xref\n0 {len(objs) + 1}\n0000000000 65535 f \n".encode()
-    out += b"".join(f"{o:010d} 00000 n \n".encode() for o in offsets)
-    out += f"trailer\n<< /Size {len(objs) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
-    return bytes(out)
-
-
-def bomb_pdf(megabytes: int) -> bytes:
-    """A tiny PDF whose content stream inflates to ``megabytes`` MB."""
-    z = zlib.compressobj(1)
-    chunk = b" " * (1 << 20)
-    data = b"".join(z.compress(chunk) for _ in range(megabytes)) + z.flush()
-    return raw_pdf(data, flate=True)
 
 
 def no_text_pdf(path: Path) -> Path:
