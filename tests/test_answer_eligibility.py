@@ -14,23 +14,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bench.reliability_checks import PUMP  # one manual in many versions, shared with the bench
 from engine.config import Config, FilterConfig
-from engine.search.eligibility import Eligibility
 from engine.pipeline import Library
+from engine.search.eligibility import Eligibility
 from hash_embedder import HashEmbedder
-
-PUMP = """---
-doc_id: pump
-version: "{version}"
-date: {date}
-status: {status}
-{extra}---
-# Hydra pump manual
-
-## Impeller nut
-
-Tighten the impeller nut to {torque} N·m with a torque wrench.
-"""
 
 ANSWER_ALWAYS = {"answer.abstain_threshold": -1.0}
 
