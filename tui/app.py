@@ -193,7 +193,7 @@ class FieldQAApp(App[int]):
             chunk = moved
         text = engine.document_text(chunk.path)
         section = engine.section(chunk.id)
-        target.post_message(PassageLoaded(chunk, text, list(section)))
+        target.post_message(PassageLoaded(chunk, text, list(section), list(engine.chunks_of(chunk.path))))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="trace", name="trace")
     def load_trace_rows(self, target: MessagePump, ids: tuple[str, ...]) -> None:
@@ -333,10 +333,11 @@ class FieldQAApp(App[int]):
 
     # ------------------------------------------------------------------ actions
 
-    def open_passage(self, chunk_id: str, marks=(), label: str = "") -> None:
+    def open_passage(self, chunk_id: str, marks=(), label: str = "", citations=()) -> None:
+        """The viewer on ``chunk_id``; ``citations`` (viewer.Cited, the answer's) for ``[`` / ``]``."""
         if self.engine is None:
             return
-        self.push_screen(ViewerScreen(chunk_id, marks, label))
+        self.push_screen(ViewerScreen(chunk_id, marks, label, citations))
 
     def _top_is(self, cls: type) -> bool:
         return isinstance(self.screen, cls)

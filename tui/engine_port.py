@@ -68,6 +68,8 @@ class EnginePort(Protocol):
 
     def section(self, chunk_id: str) -> Sequence[Chunk]: ...
 
+    def chunks_of(self, path: str) -> Sequence[Chunk]: ...
+
     def document_text(self, path: str) -> str: ...
 
     def diagnose(
@@ -118,6 +120,9 @@ class LibraryPort:
 
     def section(self, chunk_id: str) -> Sequence[Chunk]:
         return list(self.library.section(chunk_id))
+
+    def chunks_of(self, path: str) -> Sequence[Chunk]:
+        return self.library.chunks_of(path)
 
     def document_text(self, path: str) -> str:
         return self.library.document_text(path)

@@ -63,6 +63,7 @@ class PassageLoaded(Message):
     chunk: Chunk
     text: str  # the whole document text the chunk's span indexes into
     section: Sequence[Chunk]
+    document: Sequence[Chunk] = ()  # every chunk of the document, in order (for widening)
 
 
 @dataclass

@@ -313,6 +313,9 @@ class FakeEngine:
         sid = CHUNKS[chunk_id].section_id
         return [c for c in CHUNKS.values() if c.section_id == sid]
 
+    def chunks_of(self, path: str) -> list[Chunk]:
+        return sorted((c for c in CHUNKS.values() if c.path == path), key=lambda c: c.ordinal)
+
     def document_text(self, path: str) -> str:
         return TEXTS[path]
 

@@ -319,10 +319,11 @@ async def test_viewer_navigation_and_copy():
         await pilot.press("1")
         await settle(pilot)
         viewer = app.screen
-        await pilot.press("n")
+        await pilot.press("j")
         await settle(pilot)
         assert viewer.chunk_id == "v2-desiccant"
-        await pilot.press("p", "p")
+        assert viewer.query_one("#viewer-title").visual.plain.startswith(CHUNKS["v2-desiccant"].path)  # title follows
+        await pilot.press("k", "k")
         await settle(pilot)
         assert viewer.chunk_id == "v2-mount"
         await pilot.press("u")
@@ -444,3 +445,89 @@ async def test_export_writes_a_work_order_whose_citations_match_the_answer(tmp_p
         for c in app.last_answer.citations:
             assert f"[^{c.n}]: " in text and c.location in text and c.title in text
         assert any("Work order written" in str(n.message) for n in app._notifications)
+
+
+async def test_viewer_steps_through_the_answers_citations():
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "lid torque")
+        await pilot.press("1")
+        await settle(pilot)
+        viewer = app.screen
+        title = lambda: viewer.query_one("#viewer-title").visual.plain  # noqa: E731
+        assert viewer.chunk_id == "v2-lid" and title().startswith("[1]")
+        await pilot.press("right_square_bracket")
+        await settle(pilot)
+        assert viewer.chunk_id == "v1-lid" and title().startswith("[2]")
+        assert "2.5 N·m" in viewer.query_one(PassageView).passage_text
+        await pilot.press("left_square_bracket")
+        await settle(pilot)
+        assert viewer.chunk_id == "v2-lid" and title().startswith("[1]")
+        await pilot.press("2")  # a digit jumps to that citation, as on the answer screen
+        await settle(pilot)
+        assert viewer.chunk_id == "v1-lid"
+
+
+async def test_find_moves_to_each_match_and_escape_closes_only_the_box():
+    from textual.widgets import Input
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "lid torque")
+        await pilot.press("1")
+        await settle(pilot)
+        viewer = app.screen
+        await pilot.press("slash", *"the", "enter")
+        await settle(pilot)
+        text = CHUNKS["v2-lid"].text
+        crumb = lambda: viewer.query_one("#breadcrumb").visual.plain  # noqa: E731
+        total = len(viewer.matches)
+        assert total > 3 and "match " in crumb() and f"/{total} at line" in crumb()
+        seen = []
+        for _ in range(total):
+            a, b = viewer.matches[viewer.match]
+            assert viewer.doc_text[a:b].casefold() == "the"
+            assert viewer.doc_text[a:b] in viewer.query_one(PassageView).passage_text
+            seen.append(viewer.match)
+            await pilot.press("n")
+        assert sorted(seen) == list(range(total))  # n visited every match once, then wrapped
+        await pilot.press("N")
+        assert viewer.match == seen[-1]
+        await pilot.press("slash", *"zzz-not-there", "escape")
+        assert isinstance(app.screen, ViewerScreen) and not viewer.query_one("#find", Input).has_class("shown")
+        assert text  # the cited passage is still the one the viewer was opened on
+        await pilot.press("escape")
+        assert isinstance(app.screen, AskScreen)
+
+
+async def test_widening_goes_section_by_section_then_back_to_the_passage():
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "lid torque")
+        await pilot.press("1")
+        await settle(pilot)
+        viewer = app.screen
+        shown = lambda: viewer.query_one(PassageView).passage_text  # noqa: E731
+        assert "Mount the logger" not in shown()
+        await pilot.press("u")
+        assert "Mount the logger" in shown() and "desiccant" not in shown()  # the Installation section
+        await pilot.press("u")
+        assert "desiccant" in shown() and "eight-channel" in shown()  # the whole manual
+        await pilot.press("u")
+        assert "Mount the logger" not in shown()  # back to the passage
+
+
+@pytest.mark.slow  # ~35 s: 450 key presses through the pilot
+async def test_fifty_fast_submissions_are_each_asked_once():
+    engine = FakeEngine()
+    app = make_app(engine)
+    questions = [f"lid {i}" for i in range(50)]
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        for q in questions:  # as fast as the pilot can: no waiting between questions
+            await pilot.press("slash", "ctrl+u", *q, "enter")
+        await settle(pilot)
+        assert app.ui_state.history[-50:] == questions  # every question reached the app, once, in order
+        searched = [q for call, q in engine.calls if call == "search"]
+        assert len(searched) == len(set(searched)) and searched[-1] == questions[-1]
+        assert app.question == questions[-1]

@@ -10,6 +10,7 @@ from textual.widgets import Footer, Input, OptionList, Static
 
 from engine.types import Answer, SearchResult
 from tui.screens.base import FieldQAScreen
+from tui.screens.viewer import Cited
 from tui.widgets.answer_view import AnswerView
 from tui.widgets.build_status import BuildStatus
 from tui.widgets.question_input import QuestionInput
@@ -100,11 +101,16 @@ class AskScreen(FieldQAScreen):
     def action_open_citation(self) -> None:
         source = self.sources.current
         if source is not None:
-            self.fq.open_passage(source.chunk_id, source.marks, f"[{source.n}] {source.title}")
+            self._open(source)
 
     def action_open_citation_n(self, n: int) -> None:
         source = self.sources.source(n)
         if source is None:
             self.notify(f"No citation [{n}] in this answer.", severity="warning", markup=False)
             return
-        self.fq.open_passage(source.chunk_id, source.marks, f"[{source.n}] {source.title}")
+        self._open(source)
+
+    def _open(self, source) -> None:
+        """The viewer on one source, with every citation of the answer for ``[`` / ``]``."""
+        cited = [Cited(s.n, s.chunk_id, s.title, s.marks) for s in self.sources.sources]
+        self.fq.open_passage(source.chunk_id, source.marks, f"[{source.n}] {source.title}", cited)
