@@ -22,6 +22,8 @@ COMMAND_MODULES = (
 
 def common_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", type=Path, default=None, help="config TOML (default: user config dir)")
+    parser.add_argument("--progress", action="store_true",
+                        help="show progress on stderr even when it is not a terminal")
 
 
 def config_from(args: argparse.Namespace, **overrides) -> Config:
@@ -48,7 +50,25 @@ def build_parser() -> argparse.ArgumentParser:
     for action in sub.choices.values():
         if not any(a.dest == "config" for a in action._actions):
             common_options(action)
+        elif not any(a.dest == "progress" for a in action._actions):
+            action.add_argument("--progress", action="store_true",
+                                help="show progress on stderr even when it is not a terminal")
     return parser
+
+
+# options that take a value, accepted before the sub-command as well as after it
+_VALUED = ("--config", "--index")
+
+
+def command_first(argv: list[str], commands: set[str]) -> list[str]:
+    """``--config X --progress ask …`` as ``ask … --config X --progress``: options given before the
+    sub-command are moved to the end, where its parser (or its own sub-command's) reads them."""
+    i = 0
+    while i < len(argv) and argv[i].startswith("-") and argv[i] not in ("-h", "--help"):
+        i += 2 if argv[i] in _VALUED else 1
+    if 0 < i < len(argv) and argv[i] in commands:
+        return [*argv[i:], *argv[:i]]
+    return argv
 
 
 def tui_parser() -> argparse.ArgumentParser:
@@ -84,6 +104,11 @@ def folder_problem(folder: Path | None, files_too: bool = False) -> str:
         return f"no such folder: {folder}"
     if not folder.is_dir():
         return f"not a folder: {folder}"
+    from engine.ingest.formats import FORMATS, holds_manuals
+
+    if not holds_manuals(folder):
+        return (f"no manuals in {folder}: it holds no {', '.join(sorted(FORMATS))} file (nothing was "
+                "opened or created)")
     return ""
 
 
@@ -91,6 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     commands = set(parser._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
+    argv = command_first(argv, commands)
     try:
         if argv and (argv[0] in commands or argv[0] in ("-h", "--help")):
             args = parser.parse_args(argv)

@@ -79,6 +79,52 @@ def test_a_missing_folder_is_refused_before_anything_is_created(capsys, tmp_path
     assert not (tmp_path / "idx").exists()
 
 
+@pytest.mark.parametrize("command", [["ask", "oil?"], ["search", "oil"], ["index"], []])
+def test_a_folder_without_manuals_is_refused_before_anything_is_created(capsys, tmp_path, command):
+    from fieldqa.cli import main
+
+    empty = tmp_path / "empty"
+    (empty / ".git").mkdir(parents=True)
+    (empty / ".git" / "notes.md").write_text("# hidden\n")  # hidden folders are not the library
+    (empty / "photo.jpg").write_bytes(b"\xff\xd8")
+    argv = [*command[:1], *command[1:], str(empty)]
+    if command and command[0] != "index" or command == ["index"]:
+        argv += ["--index", str(tmp_path / "idx")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"no manuals in {empty}" in err[0]
+    assert not (tmp_path / "idx").exists()
+
+
+def test_options_are_read_before_or_after_the_sub_command(tmp_path, capsys):
+    from fieldqa.cli import main
+
+    cfg = tmp_path / "c.toml"
+    cfg.write_text("[answer]\nmax_claims = 3\n")
+    for argv in (["--config", str(cfg), "config", "show"], ["config", "show", "--config", str(cfg)]):
+        assert main(argv) == 0
+        row = next(line for line in capsys.readouterr().out.splitlines() if "answer.max_claims" in line)
+        assert row.split()[1] == "3" and "c.toml" in row  # the file was read, whichever side it was on
+
+
+def test_progress_is_shown_on_a_terminal_or_when_asked():
+    import io
+
+    from engine.index.build import BuildProgress
+    from fieldqa.commands.retrieval import ProgressLine
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    event = BuildProgress("embed", 3, 10, 4.0)
+    for stream, force, shown in ((io.StringIO(), False, False), (io.StringIO(), True, True), (Tty(), False, True)):
+        bar = ProgressLine(stream, force=force)
+        bar(event)
+        bar.done()
+        assert ("embedding chunks: 3/10" in stream.getvalue()) == shown
+
+
 def test_a_closed_pipe_ends_quietly(tmp_path):
     import subprocess
     import sys

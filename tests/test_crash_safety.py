@@ -27,7 +27,7 @@ def _start_index(root: Path, index: Path, tmp: Path) -> tuple[subprocess.Popen, 
                XDG_CONFIG_HOME=str(tmp / "xdg-config"), XDG_DATA_HOME=str(tmp / "xdg-data"),
                PYTHONPATH=str(REPO))
     proc = subprocess.Popen([sys.executable, str(REPO / "tests" / "fieldqa_hash.py"), "index", str(root),
-                             "--index", str(index)],
+                             "--index", str(index), "--progress"],
                             cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     err: list[bytes] = []
 

@@ -3,9 +3,24 @@
     for item in iter_library(root, config.chunking):
         if isinstance(item, IngestIssue): report it
         else: doc, blocks = item; chunks = chunk_document(doc, blocks, count_tokens, config.chunking)
+
+The names below are imported on first use: ``engine.ingest.formats`` (the file types) stays
+cheap for the CLI's up-front folder check, without the parsers.
 """
 
-from engine.ingest.library import FORMATS, iter_library, read_document, scan_library
-from engine.ingest.metadata import Sidecar, read_sidecar
+from __future__ import annotations
 
-__all__ = ["FORMATS", "Sidecar", "iter_library", "read_document", "read_sidecar", "scan_library"]
+import importlib
+
+_HOMES = {"FORMATS": "engine.ingest.formats", "iter_library": "engine.ingest.library",
+          "read_document": "engine.ingest.library", "scan_library": "engine.ingest.library",
+          "Sidecar": "engine.ingest.metadata", "read_sidecar": "engine.ingest.metadata"}
+
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name: str):
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'engine.ingest' has no attribute {name!r}")
+    return getattr(importlib.import_module(home), name)

@@ -19,6 +19,7 @@ from typing import Iterator
 
 from engine.config import ChunkingConfig
 from engine.ingest.blocks import Parsed
+from engine.ingest.formats import FORMATS
 from engine.ingest.html import parse_html
 from engine.ingest.markdown import FrontMatterError, parse_markdown
 from engine.ingest.metadata import SIDECAR, Sidecar, build_meta, read_sidecar
@@ -30,8 +31,6 @@ from engine.types import Block, Document, Format, IngestIssue
 # (chunking one 49 MB line would take minutes and gigabytes)
 MAX_LINE_CHARS = 200_000
 
-FORMATS: dict[str, Format] = {".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html",
-                              ".pdf": "pdf", ".txt": "text", ".text": "text"}
 
 Item = tuple[Document, list[Block]] | IngestIssue
 

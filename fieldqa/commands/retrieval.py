@@ -160,17 +160,21 @@ def _guarded(fn):
 
 
 class ProgressLine:
-    """One `\\r`-updated status line on stderr, at most ~8 updates a second."""
+    """One `\\r`-updated status line on stderr, at most ~8 updates a second; only on a terminal
+    (a log file or a pipe gets no carriage-return noise) unless ``force`` (``--progress``)."""
 
     LABELS = {"scan": "reading files", "chunk": "chunking files", "embed": "embedding chunks",
               "index": "writing index"}
 
-    def __init__(self, stream=None):
+    def __init__(self, stream=None, force: bool = False):
         self.stream = stream if stream is not None else sys.stderr  # looked up now, not at import
+        self.enabled = force or _is_tty(self.stream)
         self.last = 0.0
         self.width = 0
 
     def __call__(self, p) -> None:
+        if not self.enabled:
+            return
         now = time.monotonic()
         final = p.total and p.done >= p.total
         if now - self.last < 0.125 and not final:
@@ -184,10 +188,24 @@ class ProgressLine:
         self.width = len(line)
         self.stream.flush()
 
+    def write(self, line: str) -> None:
+        """A free-form status line (e.g. questions done), replacing the last one."""
+        if self.enabled:
+            self.stream.write("\r" + line.ljust(self.width))
+            self.width = len(line)
+            self.stream.flush()
+
     def done(self) -> None:
         if self.width:
             self.stream.write("\r" + " " * self.width + "\r")
             self.stream.flush()
+
+
+def _is_tty(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 def _duration(s: float) -> str:
@@ -195,8 +213,8 @@ def _duration(s: float) -> str:
     return f"{s // 3600}h{s // 60 % 60:02d}m" if s >= 3600 else f"{s // 60}m{s % 60:02d}s"
 
 
-def _build(lib, rebuild: bool = False):
-    bar = ProgressLine()
+def _build(lib, rebuild: bool = False, progress: bool = False):
+    bar = ProgressLine(force=progress)
     cancel = threading.Event()
     try:
         return lib.build(progress=bar, cancel=cancel, rebuild=rebuild)
@@ -218,7 +236,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     lib = _open(path, cfg, args.index, repair=args.rebuild)
     try:
         t0 = time.monotonic()
-        report = _build(lib, rebuild=args.rebuild)
+        report = _build(lib, rebuild=args.rebuild, progress=args.progress)
         print(f"indexed {report.documents} documents, {report.chunks} chunks "
               f"({report.unchanged} unchanged, {report.removed} removed) in {time.monotonic() - t0:.1f} s")
         print(f"index: {lib.store.dir}")
@@ -280,21 +298,20 @@ def cmd_eval(args: argparse.Namespace) -> int:
     questions = load_questions(args.questions, limit=args.limit)
     lib = _open(args.corpus, cfg, args.index)
     try:
-        _build(lib)
+        _build(lib, progress=args.progress)
         hooks = []
         if args.answers:
             from engine.eval.answers import AnswerEval
 
             hooks.append(AnswerEval(lib, cfg))
-        bar = sys.stderr
+        bar = ProgressLine(force=args.progress)
 
         def progress(i: int, n: int) -> None:
             if i % 25 == 0 or i == n:
-                bar.write(f"\rquestions: {i}/{n}")
-                bar.flush()
+                bar.write(f"questions: {i}/{n}")
 
         report = evaluate(lib, questions, modes=modes, hooks=hooks, progress=progress)
-        bar.write("\r" + " " * 30 + "\r")
+        bar.done()
         print(json_dumps(report, indent=2) if args.json else format_report(report))
         if args.misses and not args.json:
             print("\n" + safe(format_misses(report)))

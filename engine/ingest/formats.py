@@ -1,0 +1,21 @@
+"""The file types a library may hold, and whether a folder holds any (cheap: no parser is
+imported, so the CLI can refuse an empty folder before anything is opened or created)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from engine.types import Format
+
+FORMATS: dict[str, Format] = {".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html",
+                              ".pdf": "pdf", ".txt": "text", ".text": "text"}
+
+
+def holds_manuals(root: Path) -> bool:
+    """Whether ``root`` (or a folder under it, hidden ones aside) holds a file of a supported type."""
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        if any(not f.startswith(".") and Path(f).suffix.lower() in FORMATS for f in filenames):
+            return True
+    return False
