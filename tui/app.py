@@ -54,6 +54,7 @@ WORKER_LABELS = {
     "passage": "Loading the passage",
     "trace": "Loading the trace",
     "diagnose": "Diagnosis",
+    "document": "Opening the document",
 }
 
 
@@ -332,6 +333,18 @@ class FieldQAApp(App[int]):
             self.show_ready()
 
     # ------------------------------------------------------------------ actions
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="passage", name="document")
+    def open_document(self, path: str) -> None:
+        """The viewer on a document's first passage (from the library screen)."""
+        engine = self.engine
+        assert engine is not None
+        chunks = engine.chunks_of(path)
+        if not chunks:
+            self.call_from_thread(self.notify, f"{path} has no passages in the index.", severity="warning",
+                                  markup=False)
+            return
+        self.call_from_thread(self.open_passage, chunks[0].id, (), path)
 
     def open_passage(self, chunk_id: str, marks=(), label: str = "", citations=()) -> None:
         """The viewer on ``chunk_id``; ``citations`` (viewer.Cited, the answer's) for ``[`` / ``]``."""

@@ -207,8 +207,9 @@ async def test_reindex_shows_progress_and_finishes():
         assert any(0 < p < 8 for p in seen), seen  # advanced through intermediate values
         assert bar.total == 8 and bar.progress == 8 and bar.percentage == 1
         assert app.screen.query_one("#build-phase").visual.plain == "Indexed"
-        issues = app.screen.query_one("#issues").visual.plain
-        assert "en/broken.pdf: PDF parse timed out" in issues
+        issues = app.screen.query_one("#issues", DataTable)
+        rows = [[str(cell) for cell in issues.get_row_at(i)] for i in range(issues.row_count)]
+        assert ["skipped", "en/broken.pdf", "PDF parse timed out after 60 s"] in rows
         assert len(engine.progress_seen) == 9
 
 
@@ -531,3 +532,51 @@ async def test_fifty_fast_submissions_are_each_asked_once():
         searched = [q for call, q in engine.calls if call == "search"]
         assert len(searched) == len(set(searched)) and searched[-1] == questions[-1]
         assert app.question == questions[-1]
+
+
+async def test_library_lists_who_may_see_each_document_and_opens_one():
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("escape", "l")
+        await settle(pilot)
+        table = app.screen.query_one("#documents", DataTable)
+        header = [str(c.label) for c in table.columns.values()]
+        who = header.index("visible to")
+        assert {str(table.get_row_at(i)[who]) for i in range(table.row_count)} == {"everyone"}
+        table.focus()
+        table.move_cursor(row=1)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ViewerScreen)
+        assert app.screen.chunk.path == str(table.get_row_at(1)[header.index("path")])
+
+
+def test_an_invalid_access_rule_reads_visible_to_nobody():
+    from tui.screens.library import visible_to
+
+    assert str(visible_to(_meta(visibility=("red",)))) == "red"
+    assert str(visible_to(_meta(visibility=("red",), invalid=("visibility",)))) == "nobody (invalid)"
+
+
+async def test_enter_on_a_trace_row_opens_that_passage():
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "lid torque")
+        await pilot.press("t")
+        await settle(pilot)
+        trace = app.screen
+        ranks = trace.query_one("#ranks", DataTable)
+        ranks.focus()
+        ranks.move_cursor(row=1)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ViewerScreen)
+        assert app.screen.chunk_id == trace.ids[1] != trace.ids[0]
+
+
+def _meta(**kw):
+    """A DocumentMeta with the fields a test sets."""
+    from engine.types import DocumentMeta
+
+    return DocumentMeta(doc_id="d", title="T", version="1", date=None, **kw)

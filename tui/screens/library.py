@@ -1,4 +1,5 @@
-"""The library: documents, ingestion errors, re-index with progress, query filters."""
+"""The library: documents (who may see each; Enter opens one), every ingestion issue in a
+scrollable list, re-index with progress, query filters."""
 
 from __future__ import annotations
 
@@ -15,7 +16,14 @@ from engine.config import FilterConfig
 from tui.engine_port import DocumentRow
 from tui.screens.base import FieldQAScreen
 from tui.widgets.build_status import BuildStatus
-from tui.widgets.literal import literal, literal_text
+from tui.widgets.literal import literal_text
+
+
+def visible_to(meta) -> Text:
+    """Who may see a document: everyone, its teams, or nobody while its access rule is invalid."""
+    if "visibility" in meta.invalid:
+        return Text("nobody (invalid)", style="bold reverse")
+    return literal_text(", ".join(meta.visibility)) if meta.visibility else Text("everyone")
 
 
 class LibraryScreen(FieldQAScreen):
@@ -30,7 +38,7 @@ class LibraryScreen(FieldQAScreen):
     def compose(self) -> ComposeResult:
         yield Static("", id="library-summary", markup=False)
         yield DataTable(id="documents", cursor_type="row", zebra_stripes=True)
-        yield Static("", id="issues", markup=False)
+        yield DataTable(id="issues", cursor_type="row", zebra_stripes=True)
         yield BuildStatus(id="reindex-status")
         with Horizontal(id="filters"):
             yield Checkbox("Include superseded", id="include-superseded", compact=True)
@@ -41,7 +49,8 @@ class LibraryScreen(FieldQAScreen):
     def on_mount(self) -> None:
         table = self.query_one("#documents", DataTable)
         table.add_column("title", width=32)  # long titles are cut here; the path column follows
-        table.add_columns("version", "status", "lang", "chunks", "issues", "date", "path")
+        table.add_columns("version", "status", "visible to", "lang", "chunks", "issues", "date", "path")
+        self.query_one("#issues", DataTable).add_columns("", "file", "reason")
         f = self.fq.filters
         self.query_one("#include-superseded", Checkbox).value = f.include_superseded
         self.query_one("#device-model", Input).value = f.device_model
@@ -64,9 +73,9 @@ class LibraryScreen(FieldQAScreen):
             table.add_row(
                 title, literal_text(m.version),
                 Text(m.status, style="bold" if m.status == "active" else "italic"),
-                literal_text(m.language or "?"), Text(str(d.chunks)),
+                visible_to(m), literal_text(m.language or "?"), Text(str(d.chunks)),
                 Text(str(len(d.issues)) if d.issues else ""),
-                Text(m.date.isoformat() if m.date else "—"), literal_text(d.path),
+                Text(m.date.isoformat() if m.date else "—"), literal_text(d.path), key=d.path,
             )
             issues.extend(d.issues)
         issues = list(dict.fromkeys((*issues, *self.fq.ingest_issues)))
@@ -75,9 +84,17 @@ class LibraryScreen(FieldQAScreen):
             f"{len(documents)} documents · {chunks} chunks · {len(issues)} ingestion issues"
             " · r re-index · s superseded · f filters"
         )
-        lines = [f"{i.severity}: {i.path}: {i.reason}" for i in issues]
-        self.query_one("#issues", Static).update(literal("\n".join(lines)))
-        self.query_one("#issues").display = bool(lines)
+        listed = self.query_one("#issues", DataTable)
+        listed.clear()
+        for i in issues:
+            listed.add_row(Text(i.severity, style="bold" if i.severity == "skipped" else ""),
+                           literal_text(i.path), literal_text(i.reason))
+        listed.display = bool(issues)
+
+    @on(DataTable.RowSelected, "#documents")
+    def open_document(self, event: DataTable.RowSelected) -> None:
+        if event.row_key.value is not None:
+            self.fq.open_document(str(event.row_key.value))
 
     def action_reindex(self) -> None:
         self.fq.reindex()

@@ -96,6 +96,12 @@ class TraceScreen(FieldQAScreen):
         self._fill_ranks()
         self.query_one("#ranks", DataTable).move_cursor(row=cursor)
 
+    @on(DataTable.RowSelected, "#ranks")
+    def open_row(self, event: DataTable.RowSelected) -> None:
+        """Enter on a row opens that passage in the viewer."""
+        if event.row_key.value is not None:
+            self.fq.open_passage(str(event.row_key.value))
+
     def action_mark_expected(self) -> None:
         ranks = self.query_one("#ranks", DataTable)
         if not self.ids or ranks.cursor_row is None:
