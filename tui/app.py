@@ -128,7 +128,10 @@ class FieldQAApp(App[int]):
 
     def on_mount(self) -> None:
         self.push_screen(AskScreen())
-        self.open_engine()
+        # the library (and its models) load once the first screen is painted: the loading thread
+        # would otherwise hold the interpreter while the screen is being drawn
+        self.call_after_refresh(self.set_status, "opening the library and its models…")
+        self.call_after_refresh(self.open_engine)
         known = {info.id for info in self.binding_catalogue()}
         unknown = sorted(set(self.config.tui.keymap) - known)
         if unknown:

@@ -9,6 +9,7 @@ from textual.notifications import Notify
 from textual.widgets import DataTable, Input, ProgressBar
 
 from engine.config import Config
+from tui.app import FieldQAApp
 from tui.messages import AnswerReady
 from tui.screens.ask import AskScreen
 from tui.screens.help import HelpScreen
@@ -580,3 +581,26 @@ def _meta(**kw):
     from engine.types import DocumentMeta
 
     return DocumentMeta(doc_id="d", title="T", version="1", date=None, **kw)
+
+
+async def test_the_first_screen_takes_a_question_before_the_models_have_loaded():
+    import threading
+
+    loaded = threading.Event()
+    engine = FakeEngine()
+
+    def slow_opener():  # as a real library loading its models
+        assert loaded.wait(10)
+        return engine
+
+    app = FieldQAApp(slow_opener, Config(), library_name="samples", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, AskScreen) and app.engine is None  # shown while the opener waits
+        await pilot.press(*"lid torque", "enter")  # the question box has the focus from the start
+        await pilot.pause()
+        assert app.pending_question == "lid torque" and "still loading" in body_text(app)
+        loaded.set()
+        await settle(pilot)
+        assert "1.8 N·m. [1]" in body_text(app)  # the waiting question ran once the library was ready
+        assert [q for call, q in engine.calls if call == "search"] == ["lid torque"]

@@ -237,4 +237,6 @@ class ViewerScreen(FieldQAScreen):
         if self.chunk is None:
             return
         self.app.copy_to_clipboard(self.chunk.location)
-        self.notify(f"Copied {self.chunk.location}", markup=False)
+        # the terminal receives it (OSC 52) but cannot say whether it took it: never claim it did
+        self.notify(f"{self.chunk.location} sent to the clipboard (terminals without OSC 52 ignore it)",
+                    markup=False)
