@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+from collections import OrderedDict
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -25,6 +26,7 @@ from engine.search.fusion import RerankBlend
 
 FIX = "run `fieldqa models build` (or `make models`)"
 EMBEDDER_FILES = ("model.onnx", "tokenizer.json")
+RECENT_QUERIES = 64  # query vectors remembered (a question is embedded by its search and its answer)
 
 
 class ModelError(Exception):
@@ -197,6 +199,7 @@ class Embedder:
         if not self.dim and isinstance(shape[-1], int):
             self.dim = int(shape[-1])
         self._lock = threading.Lock()
+        self._recent: OrderedDict[str, np.ndarray] = OrderedDict()  # question -> vector
 
     # -- tokens -------------------------------------------------------------------
     def count_tokens(self, text: str) -> int:
@@ -216,7 +219,23 @@ class Embedder:
 
     # -- vectors ------------------------------------------------------------------
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
-        return self._embed(texts, self.query_prefix)
+        """Query vectors; the last few questions are remembered, since one question is embedded by
+        the search and again by the answer that continues from it."""
+        if isinstance(texts, str):
+            raise TypeError("pass a sequence of texts, not a single str")
+        texts = list(texts)
+        with self._lock:
+            known = {t: self._recent[t] for t in texts if t in self._recent}
+        missing = [t for t in dict.fromkeys(texts) if t not in known]
+        if missing:
+            vecs = self._embed(missing, self.query_prefix)
+            with self._lock:
+                for t, v in zip(missing, vecs):
+                    self._recent[t] = known[t] = v
+                    self._recent.move_to_end(t)
+                while len(self._recent) > RECENT_QUERIES:
+                    self._recent.popitem(last=False)
+        return np.stack([known[t] for t in texts]) if texts else np.zeros((0, self.dim), np.float32)
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         return self._embed(texts, self.passage_prefix)

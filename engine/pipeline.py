@@ -224,6 +224,11 @@ class Library:
             result, snap = indexer.run(report, check, rebuild)
             if snap is not None:
                 self._snap = snap
+            if self._snap.chunks:  # answer units: embedded now, not while someone waits for an answer
+                from engine.answer.units import unit_texts
+                from engine.index.build import embed_units
+
+                embed_units(self.store, self.embedder, self._snap.chunks, unit_texts, report, check)
             return result
 
     # ---- searching -------------------------------------------------------------------
@@ -321,6 +326,14 @@ class Library:
 
     def reranker_checksum(self) -> str | None:
         return self.reranker.checksum()
+
+    def unit_vectors(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
+        """Answer-unit vectors stored by the last build (text -> vector; missing ones absent)."""
+        from engine.index.build import unit_cache_key
+
+        shas = {hashlib.sha256(t.encode("utf-8")).hexdigest(): t for t in texts}
+        got = self.store.cached_embeddings(unit_cache_key(self.embedder.checksum), list(shas))
+        return {shas[sha]: vec for sha, vec in got.items()}
 
     def lexical_sight(self, question: str) -> float:
         """engine.index.lexical.LexicalIndex.sight for this library (0.0 before the first build)."""

@@ -87,6 +87,9 @@ class FakeLibrary:
     def chunks_of(self, path: str) -> list[Chunk]:
         return list(self._chunks[path])
 
+    def unit_vectors(self, texts) -> dict:
+        return {}  # nothing stored ahead: the answer embeds its units
+
     def all_chunks(self) -> list[Chunk]:
         return [c for cs in self._chunks.values() for c in cs]
 
@@ -640,19 +643,63 @@ def test_a_value_past_the_context_that_is_not_about_the_question_does_not_count(
     assert a.abstained and any("no passage gives the weight asked for" in n for n in a.notes)
 
 
+class _Source:
+    """What the unit cache needs from a library: its embedder and the vectors it stored."""
+
+    def __init__(self, embedder, stored=None):
+        self.embedder, self.stored, self.asked = embedder, dict(stored or {}), []
+
+    def unit_vectors(self, texts):
+        self.asked.append(list(texts))
+        return {t: self.stored[t] for t in texts if t in self.stored}
+
+
 def test_unit_vector_cache_survives_eviction_within_one_call_and_keys_by_model():
     from engine.answer import _VectorCache
     from hash_embedder import HashEmbedder
 
     cache = _VectorCache(size=3)
     emb = HashEmbedder()
-    first = cache.passages(emb, ["a b", "c d"])
-    many = cache.passages(emb, ["a b", "c d", "e f", "g h", "i j"])  # more than the cache holds
+    first = cache.passages(_Source(emb), ["a b", "c d"])
+    many = cache.passages(_Source(emb), ["a b", "c d", "e f", "g h", "i j"])  # more than the cache holds
     assert many.shape[0] == 5 and np.allclose(many[:2], first)
     other = HashEmbedder()
     other.checksum = "another-model"
     other.embed_passages = lambda texts: np.ones((len(texts), emb.dim), np.float32)
-    assert np.allclose(cache.passages(other, ["a b"]), 1.0)  # never the first model's vector
+    assert np.allclose(cache.passages(_Source(other), ["a b"]), 1.0)  # never the first model's vector
+
+
+def test_unit_vectors_stored_at_index_time_are_used_and_only_the_rest_is_embedded():
+    from engine.answer import _VectorCache
+    from hash_embedder import HashEmbedder
+
+    emb = HashEmbedder()
+    stored = {"a b": np.full(emb.dim, 0.5, np.float32)}
+    got = _VectorCache().passages(_Source(emb, stored), ["a b", "c d"])
+    assert np.allclose(got[0], 0.5) and emb.passage_calls == 1 and emb.passages_embedded == 1
+
+
+def test_a_build_stores_every_answer_unit_vector_and_answers_embed_none(tmp_path, write_library, fast_config):
+    from engine.answer.units import unit_texts
+    from engine.pipeline import Library
+    from hash_embedder import HashEmbedder
+
+    root = write_library(tmp_path / "lib", {
+        "pump.md": "# Pump\n\n## Seal\n\nReplace the seal every 500 h. Use grease G2.\n\n- Drain the tank.\n"
+                   "- Open valve V3.\n",
+        "fan.md": "# Fan\n\n## Belt\n\nThe belt tension is 40 N. Check it monthly.\n"})
+    emb = HashEmbedder()
+    with Library.open(root, fast_config, tmp_path / "idx", embedder=emb) as lib:
+        lib.build()
+        texts = [t for c in lib.all_chunks() for t in unit_texts(c)]
+        assert texts and set(lib.unit_vectors(texts)) == set(texts)
+        assert np.allclose(lib.unit_vectors(texts[:1])[texts[0]], emb.embed_passages(texts[:1])[0], atol=1e-6)
+        before = emb.passages_embedded
+        lib.ask("How often is the seal replaced?")
+        assert emb.passages_embedded == before  # the answer's units came from the index
+        (root / "fan.md").unlink()
+        lib.build()
+        assert len(lib.unit_vectors(texts)) == len([t for c in lib.all_chunks() for t in unit_texts(c)])  # pruned
 
 
 class _OnlyTheContract:
@@ -676,6 +723,9 @@ class _OnlyTheContract:
 
     def chunks_of(self, path):
         return self._lib.chunks_of(path)
+
+    def unit_vectors(self, texts):
+        return self._lib.unit_vectors(texts)
 
 
 def test_answering_needs_only_the_answer_source_contract():

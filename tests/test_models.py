@@ -152,6 +152,20 @@ def test_embedder_matches_numpy_and_prefixes(tiny_embedder_dir: Path):
     assert not np.allclose(e.embed_queries(TEXTS[:1]), e.embed_passages(TEXTS[:1]))
 
 
+def test_a_question_embedded_by_its_search_is_not_embedded_again_by_its_answer(tiny_embedder_dir: Path):
+    emb = Embedder(tiny_embedder_dir)
+    runs = []
+    real = emb._session.run
+    emb._session = type("Counting", (), {"run": lambda self, *a: runs.append(1) or real(*a)})()
+    first = emb.embed_queries(["oil type?", "torque"])
+    again = emb.embed_queries(["torque", "oil type?"])
+    assert len(runs) == 1 and np.array_equal(again, first[::-1])
+    emb.embed_queries([f"q{i}" for i in range(100)])  # more than it remembers
+    seen = len(runs)
+    emb.embed_queries(["oil type?"])  # forgotten by now: embedded again
+    assert len(runs) == seen + 1
+
+
 def test_batches_sorted_by_length_and_order_restored(tiny_embedder_dir: Path):
     e = Embedder(tiny_embedder_dir, threads=1, batch_size=3)
     alone = np.concatenate([e.embed_passages([t]) for t in TEXTS])

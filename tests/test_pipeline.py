@@ -75,15 +75,23 @@ def test_incremental_build_embeds_only_changed_chunks(tmp_path, open_library, wr
     library = open_library(root, embedder=emb)
     library.build()
     first = emb.passages_embedded
-    assert first == len(library)
+    units_before = _unit_texts(library)
+    assert first == len(library) + len(units_before)  # each chunk, then each answer unit, once
     report = library.build()  # nothing changed: nothing embedded, no new generation
     assert emb.passages_embedded == first
     assert report.unchanged == len(DOCS)
     (root / "valve.md").write_text(DOCS["valve.md"].replace("45 Nm", "50 Nm"), encoding="utf-8")
     report = library.build()
     assert report.unchanged == len(DOCS) - 1
-    assert emb.passages_embedded == first + len(library.chunks_of("valve.md"))
+    new_units = _unit_texts(library) - units_before
+    assert new_units and emb.passages_embedded == first + len(library.chunks_of("valve.md")) + len(new_units)
     assert "50 Nm" in library.search("bonnet bolts torque").hits[0].chunk.text
+
+
+def _unit_texts(library) -> set[str]:
+    from engine.answer.units import unit_texts
+
+    return {t for c in library.all_chunks() for t in unit_texts(c)}
 
 
 def test_embedding_cache_survives_reopen(tmp_path, open_library, write_library):

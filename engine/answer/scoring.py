@@ -124,7 +124,7 @@ def assess(question: str, result: SearchResult, library, config: Config,
     if not units:
         return Assessment(question, (), -1.0, -1.0, missing, rerank_top)
     qv = np.asarray(library.embedder.embed_queries([question]), dtype=np.float32)[0]
-    uv = _CACHE.passages(library.embedder, [_embed_text(u, c) for u, c, _ in units])
+    uv = _CACHE.passages(library, [_embed_text(u, c) for u, c, _ in units])
     cos = uv @ qv
     expected = expected_types(question)
     scored = []
@@ -181,6 +181,6 @@ def _score_extra(question: str, chunk: Chunk, rank: int, library,
     if not units:
         return []
     qv = np.asarray(library.embedder.embed_queries([question]), dtype=np.float32)[0]
-    uv = _CACHE.passages(library.embedder, [_embed_text(u, chunk) for u in units])
+    uv = _CACHE.passages(library, [_embed_text(u, chunk) for u in units])
     return [ScoredUnit(u, chunk, rank, float(c), 0.0, 0, float(c), states_condition(u, chunk),
                        injection_reason(u.text)) for u, c in zip(units, uv @ qv)]

@@ -46,7 +46,7 @@ def _choose(question: str, a: Assessment, library, config: Config) -> list[Score
     parts = question_parts(question)
     if len(parts) > 1:
         pv = np.asarray(library.embedder.embed_queries(parts), dtype=np.float32)
-        uv = _CACHE.passages(library.embedder, [_embed_text(s.unit, s.chunk) for s in a.units])
+        uv = _CACHE.passages(library, [_embed_text(s.unit, s.chunk) for s in a.units])
         per_part = uv @ pv.T  # [units, parts]
         for j in range(len(parts)):
             order = np.argsort(-per_part[:, j])

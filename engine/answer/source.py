@@ -7,7 +7,7 @@ optional methods (``cross_scores``, ``answerability_model``, ``reranker_checksum
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from engine.types import Chunk, DocumentMeta
@@ -26,3 +26,5 @@ class AnswerSource(Protocol):
     def documents(self) -> Sequence[Any]: ...  # records with .path and .meta
 
     def chunks_of(self, path: str) -> Sequence[Chunk]: ...
+
+    def unit_vectors(self, texts: Sequence[str]) -> Mapping[str, Any]: ...  # stored at index time (may be empty)

@@ -18,15 +18,17 @@ from engine.types import Chunk
 class _VectorCache:
     """Unit vectors by (embedder checksum, embedded text), bounded, so a re-asked question costs
     one query. Keyed by the model's checksum, never by object identity: another embedder can
-    never receive this one's vectors."""
+    never receive this one's vectors. Behind it, the vectors the library stored at index time
+    (``source.unit_vectors``); only what neither holds is embedded while the user waits."""
 
     def __init__(self, size: int = 4096):
         self.size = size
         self.data: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
 
-    def passages(self, embedder, texts: Sequence[str]) -> np.ndarray:
+    def passages(self, source, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, 1), np.float32)
+        embedder = source.embedder
         key = str(getattr(embedder, "checksum", "")) or f"id:{id(embedder)}"
         here: dict[str, np.ndarray] = {}
         for t in dict.fromkeys(texts):
@@ -36,10 +38,12 @@ class _VectorCache:
                 self.data.move_to_end((key, t))
         missing = [t for t in dict.fromkeys(texts) if t not in here]
         if missing:
-            vecs = np.asarray(embedder.embed_passages(missing), dtype=np.float32)
-            for t, v in zip(missing, vecs):
-                here[t] = v
-                self.data[(key, t)] = v
+            found = dict(source.unit_vectors(missing))
+            rest = [t for t in missing if t not in found]
+            if rest:
+                found.update(zip(rest, np.asarray(embedder.embed_passages(rest), dtype=np.float32)))
+            for t in missing:
+                here[t] = self.data[(key, t)] = found[t]
             while len(self.data) > self.size:
                 self.data.popitem(last=False)
         return np.stack([here[t] for t in texts])
@@ -64,6 +68,13 @@ def _embed_text(unit: Unit, chunk: Chunk) -> str:
         header = table_header(chunk, unit)
     parts = [p for p in (heading, header, unit.text) if p]
     return "\n".join(parts)
+
+
+def unit_texts(chunk: Chunk) -> list[str]:
+    """What is embedded for each unit of a chunk (the index stores these vectors ahead of time)."""
+    from engine.lang.units import split_units
+
+    return [_embed_text(u, chunk) for u in split_units(chunk)]
 
 
 def _match_text(unit: Unit, chunk: Chunk) -> str:

@@ -26,7 +26,7 @@ from engine.index.rows import meta_to_json, text_sha
 from engine.index.store import IndexStore
 from engine.types import Chunk, Document, IngestIssue, IngestReport
 
-__all__ = ["BuildCancelled", "BuildProgress", "EMBED_BATCH", "Indexer", "text_sha"]
+__all__ = ["BuildCancelled", "BuildProgress", "EMBED_BATCH", "Indexer", "embed_units", "text_sha", "unit_cache_key"]
 
 EMBED_BATCH = 64  # passages per embedder call during a build (cache commit + progress + cancel point)
 
@@ -184,32 +184,58 @@ class Indexer:
         return h.hexdigest()
 
     def embed_all(self, chunks: Sequence[Chunk], shas: Sequence[str], report: Report, check: Check) -> np.ndarray:
-        dim = int(self.embedder.dim)
-        checksum = self.embedder.checksum
-        out = np.zeros((len(chunks), dim), np.float32)
-        cached = self.store.cached_embeddings(checksum, shas)
-        todo: dict[str, str] = {}  # sha -> text, first occurrence
-        for c, sha in zip(chunks, shas):
-            if sha not in cached and sha not in todo:
-                todo[sha] = c.search_text
-        total = len(todo)
-        report(BuildProgress("embed", 0, total, note=f"{len(cached)} cached"))
-        items = sorted(todo.items(), key=lambda kv: len(kv[1]))  # similar lengths batch well
-        t0 = time.monotonic()
-        done = 0
-        for i in range(0, len(items), EMBED_BATCH):
-            check()
-            part = items[i:i + EMBED_BATCH]
-            vecs = np.asarray(self.embedder.embed_passages([t for _s, t in part]), dtype=np.float32)
-            if vecs.shape != (len(part), dim):
-                raise ValueError(f"embedder returned shape {vecs.shape}, expected ({len(part)}, {dim})")
-            self.store.put_embeddings(checksum, [(s, v) for (s, _t), v in zip(part, vecs)])
-            cached.update({s: v for (s, _t), v in zip(part, vecs)})
-            done += len(part)
-            report(BuildProgress("embed", done, total, eta(t0, done, total)))
+        texts = dict(zip(shas, (c.search_text for c in chunks)))  # sha -> text, first occurrence kept
+        vecs = embed_missing(self.store, self.embedder, self.embedder.checksum, texts, "embed", report, check)
+        out = np.zeros((len(chunks), int(self.embedder.dim)), np.float32)
         for row, sha in enumerate(shas):
-            out[row] = cached[sha]
+            out[row] = vecs[sha]
         return out
+
+
+def unit_cache_key(checksum: str) -> str:
+    """The embedding cache's model key for answer units (kept apart from the chunks' vectors)."""
+    return f"{checksum}:units"
+
+
+def embed_missing(store: IndexStore, embedder: Any, model_key: str, texts: Mapping[str, str], phase: str,
+                  report: Report, check: Check) -> dict[str, np.ndarray]:
+    """Vectors for ``texts`` (sha -> text): from the cache, the rest embedded in batches (shortest
+    first: similar lengths batch well), each batch committed to the cache as it comes."""
+    dim = int(embedder.dim)
+    cached = store.cached_embeddings(model_key, list(texts))
+    todo = [(sha, t) for sha, t in texts.items() if sha not in cached]
+    total = len(todo)
+    report(BuildProgress(phase, 0, total, note=f"{len(cached)} cached"))
+    todo.sort(key=lambda kv: len(kv[1]))
+    t0 = time.monotonic()
+    done = 0
+    for i in range(0, total, EMBED_BATCH):
+        check()
+        part = todo[i:i + EMBED_BATCH]
+        vecs = np.asarray(embedder.embed_passages([t for _s, t in part]), dtype=np.float32)
+        if vecs.shape != (len(part), dim):
+            raise ValueError(f"embedder returned shape {vecs.shape}, expected ({len(part)}, {dim})")
+        store.put_embeddings(model_key, [(s, v) for (s, _t), v in zip(part, vecs)])
+        cached.update({s: v for (s, _t), v in zip(part, vecs)})
+        done += len(part)
+        report(BuildProgress(phase, done, total, eta(t0, done, total)))
+    return cached
+
+
+def embed_units(store: IndexStore, embedder: Any, chunks: Sequence[Chunk],
+                unit_texts: Callable[[Chunk], Sequence[str]], report: Report, check: Check) -> int:
+    """After a switch: the vectors of every answer unit (``unit_texts(chunk)``, engine.answer.units)
+    computed now, not while a technician waits for an answer; the cache keeps only the current
+    ones. Returns how many were embedded. A cancel stops it; answers then embed what is missing."""
+    key = unit_cache_key(embedder.checksum)
+    texts = {hashlib.sha256(t.encode("utf-8")).hexdigest(): t for c in chunks for t in unit_texts(c)}
+    before = len(store.cached_embeddings(key, list(texts)))
+    try:
+        embed_missing(store, embedder, key, texts, "units", report, check)
+    except BuildCancelled:
+        return 0
+    store.prune_embeddings(key, keep=texts.keys())
+    return len(texts) - before
 
 
 def eta(t0: float, done: int, total: int) -> float | None:

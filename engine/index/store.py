@@ -275,8 +275,9 @@ class IndexStore:
             c.execute("INSERT OR REPLACE INTO info VALUES ('generation_checksums', ?)", (sums,))
             c.executemany("INSERT OR REPLACE INTO info VALUES (?, ?)", list((info or {}).items()))
             c.execute("DELETE FROM generations WHERE number != ?", (number,))
-            # the cache keeps only texts some chunk still has (any model)
-            c.execute("DELETE FROM embeddings WHERE text_sha NOT IN (SELECT text_sha FROM chunks)")
+            # the cache keeps only texts some chunk still has (chunk vectors of any model)
+            c.execute("DELETE FROM embeddings WHERE text_sha NOT IN (SELECT text_sha FROM chunks) "
+                      "AND model NOT LIKE '%:units'")  # answer units are pruned by their own phase
 
     @contextlib.contextmanager
     def _write_transaction(self) -> Iterator[sqlite3.Connection]:
@@ -367,6 +368,12 @@ class IndexStore:
         rows = [(model, sha, int(v.shape[0]), np.asarray(v, dtype="<f4").tobytes()) for sha, v in items]
         with self._lock, self._write_transaction() as c:
             c.executemany("INSERT OR REPLACE INTO embeddings VALUES (?,?,?,?)", rows)
+
+    def prune_embeddings(self, model: str, keep: Iterable[str]) -> None:
+        """Drop ``model``'s cached vectors whose text is not in ``keep`` (shas)."""
+        with self._lock, self._write_transaction() as c:
+            c.execute("DELETE FROM embeddings WHERE model=? AND text_sha NOT IN (SELECT value FROM json_each(?))",
+                      (model, json.dumps(sorted(keep))))
 
     def import_embeddings(self, other_db: Path) -> int:
         """Copy another index's embedding cache into this one (same texts, same model, no re-embedding)."""
