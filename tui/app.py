@@ -103,6 +103,7 @@ class FieldQAApp(App[int]):
         self.last_result = None
         self.last_answer = None
         self.building = False
+        self._switched = False  # the running build has switched to its new generation
         self.cancel_build = threading.Event()
         self.theme = self.ui_state.theme or config.tui.theme or "textual-dark"
         self.set_keymap(dict(config.tui.keymap))
@@ -142,6 +143,12 @@ class FieldQAApp(App[int]):
         self.cancel_build.set()  # a running build stops at its next check; the old index stays
         if self.engine is not None:
             self.engine.close()
+
+    @property
+    def searchable(self) -> bool:
+        """A generation is live: the library had documents, or the running build has switched to
+        its new one (it then embeds the answer units: questions need not wait for that)."""
+        return self.engine is not None and (bool(self.documents) or self._switched)
 
     def set_status(self, text: str) -> None:
         name = f"{self.library_name} · " if self.library_name else ""
@@ -258,7 +265,7 @@ class FieldQAApp(App[int]):
         # the scope first: at 80 columns it is what must stay visible
         self.set_status(f"{scope_text(self.filters)} · ready · {_count(len(self.documents), 'document')}"
                         f" · {_count(chunks, 'chunk')}")
-        if self.pending_question is not None and not self.building:
+        if self.pending_question is not None and self.searchable:
             question, self.pending_question = self.pending_question, None
             self.ask(question)
 
@@ -270,6 +277,7 @@ class FieldQAApp(App[int]):
             self.notify("Already indexing.", severity="warning")
             return
         self.building = True
+        self._switched = False
         self.cancel_build.clear()
         for status in self._build_statuses():
             status.add_class("-active")
@@ -281,6 +289,11 @@ class FieldQAApp(App[int]):
     def on_build_progressed(self, message: BuildProgressed) -> None:
         for status in self._build_statuses():
             status.show_progress(message.phase, message.done, message.total, message.eta_s)
+        if message.phase == "units" and not self._switched:  # the new index is live: answer now
+            self._switched = True
+            if self.pending_question is not None:
+                question, self.pending_question = self.pending_question, None
+                self.ask(question)
         if self.engine is not None and not self.documents:
             self.set_status(f"building the index: {message.phase} {message.done}/{message.total}")
 
@@ -308,7 +321,7 @@ class FieldQAApp(App[int]):
         self.seq += 1
         self.question = question
         self.last_result = self.last_answer = None
-        if self.engine is None or self.building:
+        if self.engine is None or not self.searchable:
             self.pending_question = question
             self.ask_screen.answer_view.show_message(
                 "The library is still loading; your question will run as soon as it is ready.")

@@ -164,7 +164,7 @@ class ProgressLine:
     (a log file or a pipe gets no carriage-return noise) unless ``force`` (``--progress``)."""
 
     LABELS = {"scan": "reading files", "chunk": "chunking files", "embed": "embedding chunks",
-              "index": "writing index"}
+              "index": "writing index", "units": "embedding answer units (already searchable)"}
 
     def __init__(self, stream=None, force: bool = False):
         self.stream = stream if stream is not None else sys.stderr  # looked up now, not at import

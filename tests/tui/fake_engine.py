@@ -224,8 +224,10 @@ class FakeEngine:
     """`EnginePort` with fixed data. `delay` slows calls to let tests see states."""
 
     def __init__(self, *, empty: bool = False, build_steps: int = 5, delay: float = 0.0,
-                 answer_delay: float = 0.0, fail_build: bool = False) -> None:
+                 answer_delay: float = 0.0, fail_build: bool = False,
+                 units_gate: threading.Event | None = None) -> None:
         self.fail_build = fail_build
+        self.units_gate = units_gate  # set: after switching, the build waits here in its "units" phase
         self.built = not empty
         self.build_steps = build_steps
         self.delay = delay
@@ -258,6 +260,9 @@ class FakeEngine:
                 raise OSError("disk full while writing generation 2")
             if self.delay:
                 time.sleep(self.delay)
+        if self.units_gate is not None:  # switched: the new generation answers while units embed
+            progress(FakeProgress("units", 0, 1, None))
+            assert self.units_gate.wait(10)
         self.built = True
         self.report_issues = (IngestIssue("en/broken.pdf", "PDF parse timed out after 60 s"),)
         return IngestReport(documents=3, chunks=len(CHUNKS), issues=self.report_issues)

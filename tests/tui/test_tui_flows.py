@@ -241,6 +241,24 @@ async def test_empty_index_is_built_at_start():
         assert "1.8 N·m" in body_text(app)  # the pending question ran once ready
 
 
+async def test_a_waiting_question_runs_once_the_new_index_is_live_not_when_its_units_are_done():
+    import threading
+
+    gate = threading.Event()
+    engine = FakeEngine(empty=True, build_steps=2, units_gate=gate)
+    app = make_app(engine)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"lid torque", "enter")  # asked while the index is being built
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if "1.8 N·m" in body_text(app):
+                break
+        assert "1.8 N·m" in body_text(app) and app.building  # answered while the build embeds units
+        gate.set()
+        await settle(pilot)
+        assert not app.building and "ready · 3 documents" in app.ask_screen.query_one("#status").visual.plain
+
+
 async def test_filters_apply_to_later_queries():
     engine = FakeEngine()
     app = make_app(engine)

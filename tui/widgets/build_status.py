@@ -33,7 +33,8 @@ class BuildStatus(Horizontal):
 
     def show_progress(self, phase: str, done: int, total: int, eta_s: float | None) -> None:
         self.add_class("-active")
-        self.query_one("#build-phase", Label).update(f"Indexing: {phase}")
+        label = "answer units (searchable)" if phase == "units" else phase
+        self.query_one("#build-phase", Label).update(f"Indexing: {label}")
         self.bar.update(total=max(total, 1), progress=min(done, max(total, 1)))
         self.query_one("#build-eta", Label).update(f"{done}/{total} {format_eta(eta_s)}".rstrip())
 
