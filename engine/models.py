@@ -200,6 +200,7 @@ class Embedder:
             self.dim = int(shape[-1])
         self._lock = threading.Lock()
         self._recent: OrderedDict[str, np.ndarray] = OrderedDict()  # question -> vector
+        self.recent_queries = RECENT_QUERIES  # how many query vectors to remember (0: none; benches)
 
     # -- tokens -------------------------------------------------------------------
     def count_tokens(self, text: str) -> int:
@@ -224,6 +225,8 @@ class Embedder:
         if isinstance(texts, str):
             raise TypeError("pass a sequence of texts, not a single str")
         texts = list(texts)
+        if self.recent_queries <= 0:
+            return self._embed(texts, self.query_prefix)
         with self._lock:
             known = {t: self._recent[t] for t in texts if t in self._recent}
         missing = [t for t in dict.fromkeys(texts) if t not in known]
@@ -233,7 +236,7 @@ class Embedder:
                 for t, v in zip(missing, vecs):
                     self._recent[t] = known[t] = v
                     self._recent.move_to_end(t)
-                while len(self._recent) > RECENT_QUERIES:
+                while len(self._recent) > self.recent_queries:
                     self._recent.popitem(last=False)
         return np.stack([known[t] for t in texts]) if texts else np.zeros((0, self.dim), np.float32)
 

@@ -1,0 +1,224 @@
+"""End to end: what the technician waits for, on real libraries and as a library grows.
+
+    python -m bench.e2e [--quick] [--sizes 1000,10000,100000]
+
+Part 1, real libraries (the bundled samples and the klipper-manuals corpus), each measured in
+its own child process (so peak RSS is that library's) on a fresh index folder (every passage
+embedded, nothing cached): build time and chunks/s, the embedder's share of the chunk phase and
+the embedder's own passages/s on the same texts at the same thread count (so the ratio says what
+indexing adds around the model), the answer-unit phase that follows the switch, index size on
+disk, warm search (mode full, rerank off) and warm ask p50/p95 with the rerank stage off and on,
+cold ``fieldqa ask`` (one process, one question) and, on the same questions and chunk texts,
+SQLite FTS5 trigram and brute-force numpy dense search as peers.
+
+Part 2, growth: libraries of 1k / 10k / 100k chunks synthesized from the klipper chunks
+(bench.retrieval.synthesize: real texts reworded; real vectors plus noise up to 20k, random unit
+vectors beyond) searched warm per mode, with the same two peers, and peak RSS.
+
+Writes bench/e2e.json and bench/e2e.md (``--out``). Ratios matter, not absolute times: the
+figures are from whatever machine runs it, in one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+EVAL = REPO.parent / "shared" / "eval"
+LIBRARIES = {"samples": (REPO / "samples", REPO / "samples" / "questions.tsv"),
+             "klipper": (EVAL / "klipper-manuals" / "corpus", EVAL / "klipper-manuals" / "questions.dev.tsv")}
+
+
+def pct(values) -> dict[str, float]:
+    return {"p50": round(float(np.percentile(values, 50)), 1), "p95": round(float(np.percentile(values, 95)), 1)}
+
+
+def timed(fn, items) -> list[float]:
+    out = []
+    for x in items:
+        t0 = time.perf_counter()
+        fn(x)
+        out.append((time.perf_counter() - t0) * 1000)
+    return out
+
+
+def peak_rss_mb() -> float:
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
+def folder_mb(path: Path) -> float:
+    return round(sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) / 1048576, 1)
+
+
+# ---- part 1: one real library (run in a child process) ---------------------------------------
+
+def one_library(name: str, n_questions: int) -> dict[str, Any]:
+    from bench.lexical_baselines import build_fts5_trigram
+    from engine.config import Config
+    from engine.eval.retrieval import load_questions
+    from engine.pipeline import Library
+
+    root, qfile = LIBRARIES[name]
+    questions = [q.text for q in load_questions(qfile)]
+    questions = random.Random(7).sample(questions, min(n_questions, len(questions)))
+    cfg = Config()
+    with tempfile.TemporaryDirectory(prefix="fieldqa-e2e-") as tmp:
+        index = Path(tmp) / "index"
+        phases: dict[str, float] = {}
+
+        def progress(p) -> None:
+            phases.setdefault(p.phase, time.perf_counter())
+
+        lib = Library.open(root, cfg, index)
+        t0 = time.perf_counter()
+        report = lib.build(progress=progress)
+        total_s = time.perf_counter() - t0
+        chunks = lib.all_chunks()
+        units_s = total_s - (phases.get("units", t0 + total_s) - t0)
+        chunk_phase_s = total_s - units_s
+        embed_s = phases.get("index", t0) - phases.get("embed", t0)
+        sample = [c.search_text for c in chunks[:128]]
+        t1 = time.perf_counter()
+        lib.embedder.embed_passages(sample)
+        own_per_s = len(sample) / (time.perf_counter() - t1)
+        out: dict[str, Any] = {
+            "documents": report.documents, "chunks": len(chunks),
+            "build": {"chunk_phase_s": round(chunk_phase_s, 1), "chunks_per_s": round(len(chunks) / chunk_phase_s, 2),
+                      "embedder_share": round(embed_s / chunk_phase_s, 2),
+                      "embedder_own_passages_per_s": round(own_per_s, 2),
+                      "index_vs_embedder": round(len(chunks) / chunk_phase_s / own_per_s, 2),
+                      "units_phase_s": round(units_s, 1)},
+            "index_mb": folder_mb(index)}
+        lib.search(questions[0])
+        lib.embedder.recent_queries = 0  # every question embedded, as a new one would be
+        out["search_full_ms"] = pct(timed(lambda q: lib.search(q, mode="full"), questions))
+        lib.embedder.recent_queries = 64  # as shipped: the answer reuses its search's query vector
+        out["ask_ms"] = pct(timed(lib.ask, questions))
+        lib.close()
+        on = Library.open(root, cfg.replace(**{"retrieval.rerank": True}), index, create=False,
+                          embedder=lib.embedder)
+        on.ask(questions[0])
+        out["ask_rerank_on_ms"] = pct(timed(on.ask, questions))
+        texts = [c.search_text for c in chunks]
+        fts = build_fts5_trigram(texts)
+        out["peer_fts5_trigram_ms"] = pct(timed(lambda q: fts.search(q, 10), questions))
+        matrix = np.asarray(on._snap.vectors.matrix)
+        on.embedder.recent_queries = 0
+        out["peer_numpy_dense_ms"] = pct(timed(  # the question embedded too, as in our vector branch
+            lambda q: np.argpartition(-(matrix @ on.embedder.embed_queries([q])[0]), 10)[:10], questions))
+        on.close()
+        out["cold_ask_s"] = cold_ask(root, index, questions[0])
+    out["peak_rss_mb"] = peak_rss_mb()
+    return out
+
+
+def cold_ask(root: Path, index: Path, question: str, runs: int = 3) -> float:
+    """`fieldqa ask` in a new process, wall seconds (median of ``runs``)."""
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "fieldqa", "ask", question, str(root), "--index", str(index)],
+                       cwd=REPO, capture_output=True, timeout=300)
+        times.append(time.perf_counter() - t0)
+    return round(sorted(times)[len(times) // 2], 2)
+
+
+# ---- part 2: growth ----------------------------------------------------------------------------
+
+def growth(sizes: list[int], n_queries: int) -> dict[str, Any]:
+    from bench.lexical_baselines import build_fts5_trigram
+    from bench.retrieval import latency, synthesize
+    from engine.config import Config
+    from engine.eval.retrieval import load_questions
+    from engine.pipeline import Library
+
+    root, qfile = LIBRARIES["klipper"]
+    cfg = Config()
+    base = Library.open(root, cfg, create=False)  # the user-data index `fieldqa index` builds
+    questions = load_questions(qfile)
+    out = latency(base, cfg, questions, sizes, n_queries)
+    qs = [q.text for q in random.Random(1).sample(list(questions), min(n_queries, len(questions)))]
+    base_vecs = np.asarray(base._snap.vectors.matrix)
+    for n in sizes:
+        chunks, _metas, vecs = synthesize(base.all_chunks(), base_vecs, n, n > 20_000)
+        fts = build_fts5_trigram([c.search_text for c in chunks])
+        out[str(n)]["peer_fts5_trigram_ms"] = pct(timed(lambda q: fts.search(q, 10), qs))
+        out[str(n)]["peer_numpy_dense_ms"] = pct(timed(  # the question embedded too, as in our vector branch
+            lambda q: np.argpartition(-(vecs @ base.embedder.embed_queries([q])[0]), 10)[:10], qs))
+    base.close()
+    return out
+
+
+# ---- report -------------------------------------------------------------------------------------
+
+def markdown(report: dict[str, Any]) -> str:
+    lines = [f"# End-to-end bench ({report['date']}, {'quick' if report['quick'] else 'full'} run)", "",
+             "## Real libraries (fresh index, rerank off unless said)", "",
+             "| library | chunks | build chunks/s | vs embedder alone | embedder share | units phase s | "
+             "index MB | search p50/p95 ms | ask p50/p95 ms | ask rerank on p50/p95 | cold ask s | "
+             "FTS5 trigram p50 | numpy dense p50 | peak RSS MB |",
+             "|---|---:|---:|---:|---:|---:|---:|---|---|---|---:|---:|---:|---:|"]
+    for name, r in report["libraries"].items():
+        b = r["build"]
+        lines.append(
+            f"| {name} | {r['chunks']} | {b['chunks_per_s']} | {b['index_vs_embedder']} | {b['embedder_share']} | "
+            f"{b['units_phase_s']} | {r['index_mb']} | {r['search_full_ms']['p50']}/{r['search_full_ms']['p95']} | "
+            f"{r['ask_ms']['p50']}/{r['ask_ms']['p95']} | {r['ask_rerank_on_ms']['p50']}/"
+            f"{r['ask_rerank_on_ms']['p95']} | {r['cold_ask_s']} | {r['peer_fts5_trigram_ms']['p50']} | "
+            f"{r['peer_numpy_dense_ms']['p50']} | {r['peak_rss_mb']} |")
+    lines += ["", "## Growth (synthetic from the klipper chunks; warm search, ms)", "",
+              "| chunks | vectors | lexical p50 | vector p50 | hybrid p50/p95 | full p50/p95 | FTS5 trigram p50 | "
+              "numpy dense p50 | peak RSS MB |", "|---:|---|---:|---:|---|---|---:|---:|---:|"]
+    for n, g in report["growth"].items():
+        lines.append(
+            f"| {n} | {g['vectors']} | {g['lexical']['total_ms']['p50']} | {g['vector']['total_ms']['p50']} | "
+            f"{g['hybrid']['total_ms']['p50']}/{g['hybrid']['total_ms']['p95']} | "
+            f"{g['full']['total_ms']['p50']}/{g['full']['total_ms']['p95']} | {g['peer_fts5_trigram_ms']['p50']} | "
+            f"{g['peer_numpy_dense_ms']['p50']} | {g['peak_rss_mb']} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="samples only, 1k and 10k chunks, fewer questions")
+    ap.add_argument("--sizes", default="")
+    ap.add_argument("--one", help=argparse.SUPPRESS)  # child mode: one library, JSON on stdout
+    ap.add_argument("--questions", type=int, default=30)
+    ap.add_argument("--out", type=Path, default=HERE / "e2e.json")
+    args = ap.parse_args(argv)
+    if args.one:
+        print(json.dumps(one_library(args.one, args.questions)))
+        return 0
+    names = ["samples"] if args.quick else list(LIBRARIES)
+    sizes = [int(s) for s in args.sizes.split(",") if s] or ([1000, 10000] if args.quick else [1000, 10000, 100000])
+    report: dict[str, Any] = {"date": time.strftime("%Y-%m-%d %H:%M"), "quick": args.quick, "libraries": {}}
+    for name in names:
+        print(f"library {name}…", file=sys.stderr, flush=True)
+        run = subprocess.run([sys.executable, "-m", "bench.e2e", "--one", name, "--questions", str(args.questions)],
+                             cwd=REPO, capture_output=True, text=True, timeout=3600)
+        if run.returncode:
+            print(run.stderr[-2000:], file=sys.stderr)
+            return 1
+        report["libraries"][name] = json.loads(run.stdout.strip().splitlines()[-1])
+    print("growth…", file=sys.stderr, flush=True)
+    report["growth"] = growth(sizes, args.questions)
+    args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    args.out.with_suffix(".md").write_text(markdown(report), encoding="utf-8")
+    print(markdown(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
