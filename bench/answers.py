@@ -38,8 +38,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from engine.answer import abstain_threshold, abstains, assess, compose_answer  # noqa: E402
-from engine.eval.answers import AnswerEval  # noqa: E402
 from engine.config import load_config  # noqa: E402
+from engine.eval.answers import AnswerEval  # noqa: E402
 from engine.eval.retrieval import load_questions  # noqa: E402
 from engine.pipeline import Library  # noqa: E402
 

@@ -16,9 +16,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from engine.ingest.chunking import approx_counter, chunk_document, tokenizer_counter
 from engine.config import Config
 from engine.ingest import iter_library
+from engine.ingest.chunking import approx_counter, chunk_document, tokenizer_counter
 from engine.types import IngestIssue
 
 EVAL = Path(__file__).resolve().parents[1].parent / "shared" / "eval" / "piaf-fr" / "corpus"

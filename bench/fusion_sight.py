@@ -25,10 +25,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from engine.config import load_config  # noqa: E402
-from engine.search.diagnose import GoldResolver  # noqa: E402
 from engine.eval.retrieval import load_questions  # noqa: E402
-from engine.search.fusion import fuse_rrf  # noqa: E402
 from engine.pipeline import Library  # noqa: E402
+from engine.search.diagnose import GoldResolver  # noqa: E402
+from engine.search.fusion import fuse_rrf  # noqa: E402
 
 EVAL = ROOT.parent / "shared" / "eval"
 

@@ -20,11 +20,11 @@ import time
 from pathlib import Path
 
 from engine.config import Config, FilterConfig
-from engine.search.eligibility import Eligibility
 from engine.errors import IndexBusy, IndexCorrupt
 from engine.pipeline import Library
 from engine.render import answer_to_dict, render_markdown, render_text
 from engine.safety import is_unsafe, json_dumps
+from engine.search.eligibility import Eligibility
 
 REPO = Path(__file__).resolve().parents[1]
 CLI = [sys.executable, "-m", "fieldqa"]

@@ -39,8 +39,8 @@ sys.path.insert(0, str(ROOT / "models" / "reranker"))
 from data import SETS, held_out, load_split, mrr_at, recall_at, sample_rows, split_candidates  # noqa: E402
 
 from engine.config import Config  # noqa: E402
-from engine.search.fusion import blend_orders  # noqa: E402
 from engine.models import CrossEncoder  # noqa: E402
+from engine.search.fusion import blend_orders  # noqa: E402
 
 FAMILY_SET = {"fr": "piaf-fr", "zh-hans": "cmrc-zh", "zh-hant": "drcd-zh-hant"}
 RERANK_INPUT = 20

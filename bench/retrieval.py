@@ -37,13 +37,13 @@ from typing import Any
 import numpy as np
 
 from engine.config import Config
-from engine.search.diagnose import GoldResolver
 from engine.eval.retrieval import Question, evaluate, load_questions
 from engine.index.lexical import LexicalIndex
-from engine.pipeline import BuildProgress, Library
 from engine.index.store import DB_NAME
-from engine.types import Chunk, DocumentMeta
 from engine.index.vectors import VectorIndex
+from engine.pipeline import BuildProgress, Library
+from engine.search.diagnose import GoldResolver
+from engine.types import Chunk, DocumentMeta
 
 EVAL = Path("/work/shared/eval")
 SETS = {"multi-dev": "questions.tsv", "piaf-fr": "questions.dev.tsv", "cmrc-zh": "questions.dev.tsv",

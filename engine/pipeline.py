@@ -34,15 +34,15 @@ from typing import Any
 import numpy as np
 
 from engine.config import Config, FilterConfig
-from engine.search.eligibility import Eligibility
 from engine.errors import IndexCorrupt
 from engine.index.build import EMBED_BATCH, BuildCancelled, BuildProgress, Indexer
+from engine.index.integrity import WriterLock
+from engine.index.snapshot import Snapshot
+from engine.index.store import FORMAT_VERSION, DocumentRecord, IndexMismatch, IndexStore, rebuild_hint
+from engine.search.eligibility import Eligibility
 from engine.search.rerank import Reranker
 from engine.search.stages import MODES, Mode
 from engine.search.stages import search as run_search
-from engine.index.snapshot import Snapshot
-from engine.index.integrity import WriterLock
-from engine.index.store import FORMAT_VERSION, DocumentRecord, IndexMismatch, IndexStore, rebuild_hint
 from engine.types import Chunk, DocumentMeta, IngestIssue, IngestReport, SearchResult
 
 __all__ = ["Library", "BuildProgress", "BuildCancelled", "Mode", "MODES", "EMBED_BATCH"]

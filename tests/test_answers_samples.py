@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.eval.answers import AnswerEval, claims_outside_span
 from engine.config import Config
+from engine.eval.answers import AnswerEval, claims_outside_span
 from engine.eval.retrieval import load_questions
 from engine.render import render_text
 

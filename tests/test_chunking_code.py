@@ -3,8 +3,8 @@ travels with the first piece."""
 
 from __future__ import annotations
 
-from engine.ingest.chunking import approx_counter, chunk_document
 from engine.config import ChunkingConfig
+from engine.ingest.chunking import approx_counter, chunk_document
 from engine.ingest.markdown import parse_markdown
 from engine.types import Document, DocumentMeta
 

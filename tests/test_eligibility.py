@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.config import Config, FilterConfig
-from engine.search.eligibility import Eligibility
 from engine.pipeline import MODES, Library
+from engine.search.eligibility import Eligibility
 from hash_embedder import HashEmbedder
 from engine.types import DocumentMeta
 

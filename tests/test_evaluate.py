@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from engine.search.diagnose import Target, classify, diagnose, markdown_section, parse_target
 from engine.eval.retrieval import evaluate, format_report, load_questions
+from engine.search.diagnose import Target, classify, diagnose, markdown_section, parse_target
 from engine.types import Ranked, Stage, StageStatus, Trace
 
 CORPUS = {

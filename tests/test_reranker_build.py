@@ -15,8 +15,8 @@ import pytest
 
 pytest.importorskip("onnx")  # the `build` extra
 
-from fieldqa.modelbuild import Q4_BLOCK, BuildError  # noqa: E402
 from engine.models import CrossEncoder  # noqa: E402
+from fieldqa.modelbuild import Q4_BLOCK, BuildError  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 H, NH, FF, NL, MAXP = 32, 2, 64, 2, 24

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.search.diagnose import diagnose
 from engine.pipeline import MODES
+from engine.search.diagnose import diagnose
 
 DOCS = {
     "D01.md": """---

@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.answer.scoring import SCORED_PASSAGES, Assessment, _off_device, device_vocabulary
-from engine.answer.units import _typed_piece
 from engine.answer.answerability import CE_PASSAGES, features
 from engine.answer.answertype import ANSWER_TYPES, unanswered
+from engine.answer.scoring import SCORED_PASSAGES, Assessment, _off_device, device_vocabulary
+from engine.answer.units import _typed_piece
 from engine.config import Config
 from engine.lang.cues import injection_reason
 from engine.lang.units import split_units

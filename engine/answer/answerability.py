@@ -36,8 +36,8 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.lang.words import terms
 from engine.lang.language import question_language
+from engine.lang.words import terms
 from engine.types import Chunk, SearchResult
 
 __all__ = ["AnswerabilityModel", "BASE_FEATURES", "CE_FEATURES", "CE_PASSAGES", "features", "load_model"]

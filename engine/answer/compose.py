@@ -8,15 +8,15 @@ from engine.answer.abstention import (
     Verdict, _names, _typed_candidates, abstain_threshold, abstains, answerability,
 )
 from engine.answer.conditions import _conditions
+from engine.answer.conflicts import table_header
 from engine.answer.scoring import Assessment, ScoredUnit, assess, states_condition
 from engine.answer.selection import PASSAGE_MARGIN, _choose
 from engine.answer.task import code_remedies, is_procedural, is_safety, procedure_steps
 from engine.answer.versions import MetaCache, VersionConflicts, find_version_conflicts
 from engine.config import Config
-from engine.answer.conflicts import table_header
-from engine.search.eligibility import Eligibility
 from engine.lang.cues import injection_reason
 from engine.lang.units import Unit
+from engine.search.eligibility import Eligibility
 from engine.types import Answer, Chunk, Citation, Claim, DocumentMeta, SearchResult, StageStatus
 
 INSTRUCTION_NOTE = ("text that reads as an instruction to the system is shown as quoted evidence "

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.answer.units import _CACHE, _embed_text, _exact_tokens, _match_text, _typed_piece
 from engine.answer.answertype import expected_types, unanswered
+from engine.answer.units import _CACHE, _embed_text, _exact_tokens, _match_text, _typed_piece
 from engine.config import Config
 from engine.lang.codes import exact_codes, model_names
 from engine.lang.cues import injection_reason, is_condition

@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from engine.answer.scoring import Assessment, ScoredUnit
 from engine.answer.conflicts import find_conflicts, statement, values_in
-from engine.search.eligibility import Eligibility
+from engine.answer.scoring import Assessment, ScoredUnit
 from engine.lang.cues import injection_reason
 from engine.lang.units import Unit, split_units
+from engine.search.eligibility import Eligibility
 from engine.types import Chunk, Conflict, DocumentMeta
 
 CLAIM_KINDS = ("sentence", "list_item", "table_row")

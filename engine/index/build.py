@@ -21,8 +21,8 @@ from typing import Any, Literal
 import numpy as np
 
 from engine.config import Config
-from engine.index.snapshot import Snapshot
 from engine.index.rows import meta_to_json, text_sha
+from engine.index.snapshot import Snapshot
 from engine.index.store import IndexStore
 from engine.types import Chunk, Document, IngestIssue, IngestReport
 

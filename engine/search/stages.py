@@ -22,12 +22,12 @@ from typing import Any, Literal
 import numpy as np
 
 from engine.config import Config
+from engine.index.snapshot import Snapshot
 from engine.search.context import ContextItem, assemble_context
 from engine.search.devices import mentioned
 from engine.search.eligibility import Eligibility
 from engine.search.fusion import fuse_rrf
 from engine.search.rerank import Reranker
-from engine.index.snapshot import Snapshot
 from engine.types import Hit, Ranked, SearchResult, Stage, StageStatus, Trace
 
 __all__ = ["MODES", "Mode", "search"]

@@ -6,9 +6,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from engine.ingest.chunking import CountTokens, approx_counter, chunk_document, tokenizer_counter
 from engine.config import Config
 from engine.ingest import iter_library, read_document, read_sidecar
+from engine.ingest.chunking import CountTokens, approx_counter, chunk_document, tokenizer_counter
 from engine.safety import json_dumps
 from engine.types import Chunk, IngestIssue
 

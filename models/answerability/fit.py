@@ -46,9 +46,9 @@ from engine.answer.answerability import (  # noqa: E402
     BASE_FEATURES, CE_FEATURES, AnswerabilityModel, Variant,
 )
 from engine.config import load_config  # noqa: E402
-from engine.search.diagnose import GoldResolver  # noqa: E402
 from engine.eval.retrieval import load_questions  # noqa: E402
 from engine.pipeline import Library  # noqa: E402
+from engine.search.diagnose import GoldResolver  # noqa: E402
 
 EVAL = ROOT.parent / "shared" / "eval"
 OUT = ROOT / "models" / "answerability" / "answerability.json"

@@ -39,11 +39,11 @@ sys.path.insert(0, str(HERE))
 from data import EVAL_DIR, ROOT, SETS, held_out  # noqa: E402
 
 from engine.config import Config  # noqa: E402
-from engine.search.diagnose import GoldResolver, parse_target  # noqa: E402
 from engine.eval.retrieval import Question  # noqa: E402
-from engine.search.fusion import RerankBlend, blend_orders  # noqa: E402
 from engine.models import CrossEncoder  # noqa: E402
 from engine.pipeline import Library  # noqa: E402
+from engine.search.diagnose import GoldResolver, parse_target  # noqa: E402
+from engine.search.fusion import RerankBlend, blend_orders  # noqa: E402
 
 FOLDER = {"piaf-fr": "fr", "cmrc-zh": "zh-hans", "drcd-zh-hant": "zh-hant"}
 C_GRID = (1, 2, 3, 5, 10)

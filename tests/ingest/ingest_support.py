@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.ingest.chunking import approx_counter, chunk_document
 from engine.config import ChunkingConfig
 from engine.ingest import read_document
+from engine.ingest.chunking import approx_counter, chunk_document
 from engine.types import Block, Chunk, Document, IngestIssue
 
 

@@ -10,9 +10,9 @@ import time
 import pytest
 
 from engine.config import Config, FilterConfig
-from engine.search.eligibility import Eligibility
 from engine.ingest import iter_library
 from engine.pipeline import Library
+from engine.search.eligibility import Eligibility
 from hash_embedder import HashEmbedder
 
 GOOD = "# Pump\n\n## Impeller nut\n\nTighten the impeller nut to 38 N·m.\n"

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from pdf_support import encrypted_pdf, manual_pdf, no_text_pdf
 
-from engine.ingest.chunking import approx_counter, chunk_document
 from engine.config import ChunkingConfig
 from engine.ingest import iter_library
+from engine.ingest.chunking import approx_counter, chunk_document
 from engine.types import IngestIssue
 
 GOOD_MD = "# Good\n\n## Part\n\nA good paragraph about valves.\n"

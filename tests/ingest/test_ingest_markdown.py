@@ -6,8 +6,8 @@ from pathlib import Path
 
 from ingest_support import chunks_of, line_text
 
-from engine.ingest.chunking import chunk_document
 from engine.config import ChunkingConfig
+from engine.ingest.chunking import chunk_document
 from engine.lang.text import approx_token_count
 
 MANUAL = """\

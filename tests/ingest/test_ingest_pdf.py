@@ -6,9 +6,9 @@ from pathlib import Path
 
 from pdf_support import bomb_pdf, manual_pdf, raw_pdf
 
-from engine.ingest.chunking import approx_counter, chunk_document
 from engine.config import ChunkingConfig
 from engine.ingest import read_document
+from engine.ingest.chunking import approx_counter, chunk_document
 from engine.ingest.pdf import PdfFailure, parse_pdf
 from engine.types import IngestIssue
 

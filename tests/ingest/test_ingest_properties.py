@@ -8,9 +8,9 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.ingest.chunking import approx_counter, chunk_document
 from engine.config import ChunkingConfig
 from engine.ingest import read_document
+from engine.ingest.chunking import approx_counter, chunk_document
 from engine.types import IngestIssue
 
 WORDS = ["valve", "pump", "Drehmoment", "écrou", "阀门", "压力", "밸브", "12", "N·m", "e.g.", "x"]
