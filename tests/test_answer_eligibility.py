@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from bench.reliability_checks import PUMP  # one manual in many versions, shared with the bench
 from engine.config import Config, FilterConfig
 from engine.pipeline import Library
+from engine.render import render_markdown, render_text
 from engine.search.eligibility import Eligibility
 from hash_embedder import HashEmbedder
 
@@ -78,13 +79,13 @@ def test_dated_out_version_never_appears(pump_library):
 STATUSES = ("active", "superseded")
 VISIBILITY = ((), ("red",))
 DATES = ("2024-01-01", "2026-06-01")
+COMBOS = list(itertools.product(STATUSES, VISIBILITY, DATES, (("X1",), ())))
 
 
 @pytest.fixture(scope="module")
 def versioned_library(tmp_path_factory):
     root = tmp_path_factory.mktemp("versions")
-    combos = list(itertools.product(STATUSES, VISIBILITY, DATES, (("X1",), ())))
-    for i, (status, vis, day, models) in enumerate(combos):
+    for i, (status, vis, day, models) in enumerate(COMBOS):
         extra = f"visibility: [{', '.join(vis)}]\nmodels: [{', '.join(models)}]\n"
         text = PUMP.format(version=str(i + 1), date=day, status=status, extra=extra, torque=30 + i)
         (root / f"pump-{i:02d}.md").write_text(text, encoding="utf-8")
@@ -123,3 +124,7 @@ def test_no_excluded_version_in_any_answer(versioned_library, include_superseded
             assert rule.allows(meta) or side.status == "superseded"
     for cite in a.to_consult:
         assert rule.allows(lib.meta_of(cite.path))
+    exported = render_markdown(a) + render_text(a)  # the work order and the CLI text
+    for i in range(len(COMBOS)):
+        if not rule.allows_as_conflict_side(lib.meta_of(f"pump-{i:02d}.md")):
+            assert f"{30 + i} N·m" not in exported, "an excluded version's value is exported"
