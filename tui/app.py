@@ -295,7 +295,8 @@ class FieldQAApp(App[int]):
                 question, self.pending_question = self.pending_question, None
                 self.ask(question)
         if self.engine is not None and not self.documents:
-            self.set_status(f"building the index: {message.phase} {message.done}/{message.total}")
+            count = f"{message.done}/{message.total}" if message.total else f"{message.done}"
+            self.set_status(f"building the index: {message.phase} {count}")
 
     def on_build_finished(self, message: BuildFinished) -> None:
         self.building = False

@@ -23,9 +23,13 @@ async def test_cited_answer_on_samples(tmp_path):
     assert (cfg.embedder_dir / "model.onnx").exists(), f"model missing: build {cfg.embedder_dir} first"
     app = FieldQAApp(library_opener(SAMPLES, cfg, None), cfg, library_name="samples", cursor_blink=False)
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot, timeout=900)  # opens the models, builds the empty index
-        status = app.ask_screen.query_one("#status").visual.plain
-        assert "· ready ·" in status, status
+        deadline = time.monotonic() + 900
+        status = ""
+        while "· ready ·" not in status:  # opens the models, then builds the empty index
+            assert time.monotonic() < deadline, status
+            await settle(pilot, timeout=900)
+            await pilot.pause(0.1)
+            status = app.ask_screen.query_one("#status").visual.plain
         start = time.monotonic()
         app.ask("What does the Kestrel KX-7 error ERR_CACHE_STALE mean?")
         await settle(pilot, timeout=ANSWER_WITHIN_S)

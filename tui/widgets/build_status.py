@@ -36,7 +36,8 @@ class BuildStatus(Horizontal):
         label = "answer units (searchable)" if phase == "units" else phase
         self.query_one("#build-phase", Label).update(f"Indexing: {label}")
         self.bar.update(total=max(total, 1), progress=min(done, max(total, 1)))
-        self.query_one("#build-eta", Label).update(f"{done}/{total} {format_eta(eta_s)}".rstrip())
+        count = f"{done}/{total}" if total else f"{done}"  # a scan counts files before it knows how many
+        self.query_one("#build-eta", Label).update(f"{count} {format_eta(eta_s)}".rstrip())
 
     def finish(self, summary: str) -> None:
         bar = self.bar
