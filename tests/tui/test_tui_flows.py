@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from tui_helpers import ask, make_app, settle
+from tui_helpers import ask, make_app, open_citation, settle
 from fake_engine import CHUNKS, FakeEngine, torque_answer
 from textual.notifications import Notify
 from textual.widgets import DataTable, Input, ProgressBar
@@ -335,10 +335,7 @@ async def test_history_up_and_down():
 async def test_viewer_navigation_and_copy():
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await ask(pilot, "lid torque")
-        await pilot.press("1")
-        await settle(pilot)
-        viewer = app.screen
+        viewer = await open_citation(pilot)
         await pilot.press("j")
         await settle(pilot)
         assert viewer.chunk_id == "v2-desiccant"
@@ -470,10 +467,7 @@ async def test_export_writes_a_work_order_whose_citations_match_the_answer(tmp_p
 async def test_viewer_steps_through_the_answers_citations():
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await ask(pilot, "lid torque")
-        await pilot.press("1")
-        await settle(pilot)
-        viewer = app.screen
+        viewer = await open_citation(pilot)
         title = lambda: viewer.query_one("#viewer-title").visual.plain  # noqa: E731
         assert viewer.chunk_id == "v2-lid" and title().startswith("[1]")
         await pilot.press("right_square_bracket")
@@ -493,10 +487,7 @@ async def test_find_moves_to_each_match_and_escape_closes_only_the_box():
 
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await ask(pilot, "lid torque")
-        await pilot.press("1")
-        await settle(pilot)
-        viewer = app.screen
+        viewer = await open_citation(pilot)
         await pilot.press("slash", *"the", "enter")
         await settle(pilot)
         text = CHUNKS["v2-lid"].text
@@ -523,10 +514,7 @@ async def test_find_moves_to_each_match_and_escape_closes_only_the_box():
 async def test_widening_goes_section_by_section_then_back_to_the_passage():
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await ask(pilot, "lid torque")
-        await pilot.press("1")
-        await settle(pilot)
-        viewer = app.screen
+        viewer = await open_citation(pilot)
         shown = lambda: viewer.query_one(PassageView).passage_text  # noqa: E731
         assert "Mount the logger" not in shown()
         await pilot.press("u")

@@ -35,3 +35,11 @@ async def ask(pilot, question: str) -> None:
     pilot.app.ask_screen.query_one("#question").value = question
     await pilot.press("enter")
     await settle(pilot)
+
+
+async def open_citation(pilot, question: str = "lid torque", n: int = 1):
+    """Ask ``question``, open citation [n]; returns the viewer screen."""
+    await ask(pilot, question)
+    await pilot.press(str(n))
+    await settle(pilot)
+    return pilot.app.screen
