@@ -505,18 +505,21 @@ def _revision_manual(r: int) -> str:
     return "".join(parts)
 
 
-def _reader(root: str, index: str, n: int, reopen_every: int, queue) -> None:
-    """One reader process: asks ``n`` questions, reopening the library as a new CLI call would;
-    every answer's passages must come from one generation (one revision)."""
+def _reader(root: str, index: str, n: int, reopen_every: int, queue, writing) -> None:
+    """One reader process: asks at least ``n`` questions and goes on while ``writing`` is set,
+    reopening the library as a new CLI call would; every answer's passages must come from one
+    generation (one revision)."""
     import re
 
     from engine.models import Embedder
 
     cfg = Config().replace(**{"answer.abstain_threshold": -1.0})
     emb = Embedder(cfg.embedder_dir, threads=1, max_length=cfg.models.max_length)
+    emb.recent_queries = 0  # every ask embeds its question, as a new one would
     latencies, errors, mixed = [], [], 0
     lib = None
-    for i in range(n):
+    i = -1
+    while (i := i + 1) < n or writing.is_set():
         try:
             if lib is None or i % reopen_every == 0:
                 if lib is not None:
@@ -543,8 +546,9 @@ def load(settings, out) -> None:
     with _open(settings, root, index) as writer:
         writer.build()
         ctx = multiprocessing.get_context("spawn")
-        queue = ctx.Queue()
-        readers = [ctx.Process(target=_reader, args=(str(root), str(index), questions, 10, queue))
+        queue, writing = ctx.Queue(), ctx.Event()
+        writing.set()
+        readers = [ctx.Process(target=_reader, args=(str(root), str(index), questions, 10, queue, writing))
                    for _ in range(2)]
         for p in readers:
             p.start()
@@ -554,6 +558,7 @@ def load(settings, out) -> None:
             (root / "plant.md").write_text(_revision_manual(r), encoding="utf-8")
             writer.build()
             switched_at.append(time.time())
+        writing.clear()
         results = [queue.get(timeout=3600) for _ in readers]
         for p in readers:
             p.join()
