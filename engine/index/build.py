@@ -185,7 +185,8 @@ class Indexer:
 
     def embed_all(self, chunks: Sequence[Chunk], shas: Sequence[str], report: Report, check: Check) -> np.ndarray:
         texts = dict(zip(shas, (c.search_text for c in chunks)))  # sha -> text, first occurrence kept
-        vecs = embed_missing(self.store, self.embedder, self.embedder.checksum, texts, "embed", report, check)
+        embed_missing(self.store, self.embedder, self.embedder.checksum, texts, "embed", report, check)
+        vecs = self.store.cached_embeddings(self.embedder.checksum, texts)
         out = np.zeros((len(chunks), int(self.embedder.dim)), np.float32)
         for row, sha in enumerate(shas):
             out[row] = vecs[sha]
@@ -198,17 +199,15 @@ def unit_cache_key(checksum: str) -> str:
 
 
 def embed_missing(store: IndexStore, embedder: Any, model_key: str, texts: Mapping[str, str], phase: str,
-                  report: Report, check: Check) -> dict[str, np.ndarray]:
-    """Vectors for ``texts`` (sha -> text): from the cache, the rest embedded in batches (shortest
-    first: similar lengths batch well), each batch committed to the cache as it comes."""
+                  report: Report, check: Check) -> int:
+    """Embed the ``texts`` (sha -> text) the cache does not hold, in batches (shortest first:
+    similar lengths batch well), each batch committed to the cache as it comes. Returns how many."""
     dim = int(embedder.dim)
-    cached = store.cached_embeddings(model_key, list(texts))
-    todo = [(sha, t) for sha, t in texts.items() if sha not in cached]
+    held = store.cached_shas(model_key, texts)
+    todo = sorted(((sha, t) for sha, t in texts.items() if sha not in held), key=lambda kv: len(kv[1]))
     total = len(todo)
-    report(BuildProgress(phase, 0, total, note=f"{len(cached)} cached"))
-    todo.sort(key=lambda kv: len(kv[1]))
+    report(BuildProgress(phase, 0, total, note=f"{len(held)} cached"))
     t0 = time.monotonic()
-    done = 0
     for i in range(0, total, EMBED_BATCH):
         check()
         part = todo[i:i + EMBED_BATCH]
@@ -216,26 +215,31 @@ def embed_missing(store: IndexStore, embedder: Any, model_key: str, texts: Mappi
         if vecs.shape != (len(part), dim):
             raise ValueError(f"embedder returned shape {vecs.shape}, expected ({len(part)}, {dim})")
         store.put_embeddings(model_key, [(s, v) for (s, _t), v in zip(part, vecs)])
-        cached.update({s: v for (s, _t), v in zip(part, vecs)})
-        done += len(part)
-        report(BuildProgress(phase, done, total, eta(t0, done, total)))
-    return cached
+        report(BuildProgress(phase, i + len(part), total, eta(t0, i + len(part), total)))
+    return total
+
+
+UNITS_DONE = "units_generation"  # info key: the generation whose answer units are all embedded
 
 
 def embed_units(store: IndexStore, embedder: Any, chunks: Sequence[Chunk],
                 unit_texts: Callable[[Chunk], Sequence[str]], report: Report, check: Check) -> int:
     """After a switch: the vectors of every answer unit (``unit_texts(chunk)``, engine.answer.units)
     computed now, not while a technician waits for an answer; the cache keeps only the current
-    ones. Returns how many were embedded. A cancel stops it; answers then embed what is missing."""
+    ones. Returns how many were embedded (0 when this generation's units are already done). A
+    cancel stops it; answers then embed what is missing, and the next build finishes it."""
     key = unit_cache_key(embedder.checksum)
+    done_for = f"{store.current_number()}:{key}"
+    if store.get_info(UNITS_DONE) == done_for:
+        return 0
     texts = {hashlib.sha256(t.encode("utf-8")).hexdigest(): t for c in chunks for t in unit_texts(c)}
-    before = len(store.cached_embeddings(key, list(texts)))
     try:
-        embed_missing(store, embedder, key, texts, "units", report, check)
+        embedded = embed_missing(store, embedder, key, texts, "units", report, check)
     except BuildCancelled:
         return 0
     store.prune_embeddings(key, keep=texts.keys())
-    return len(texts) - before
+    store.set_info(UNITS_DONE, done_for)
+    return embedded
 
 
 def eta(t0: float, done: int, total: int) -> float | None:

@@ -351,18 +351,24 @@ class IndexStore:
 
     # ---- embedding cache -------------------------------------------------------------
 
+    def _cache_rows(self, columns: str, model: str, shas: Iterable[str]) -> list[tuple]:
+        """``columns`` of the cache rows of ``model`` for ``shas`` (queried 500 at a time)."""
+        wanted = list(dict.fromkeys(shas))
+        return [row for i in range(0, len(wanted), 500)
+                for row in self._q(f"SELECT {columns} FROM embeddings WHERE model=? AND text_sha IN "
+                                   f"({','.join('?' * len(wanted[i:i + 500]))})", (model, *wanted[i:i + 500]))]
+
     def cached_embeddings(self, model: str, shas: Iterable[str]) -> dict[str, np.ndarray]:
         out: dict[str, np.ndarray] = {}
-        wanted = list(dict.fromkeys(shas))
-        for i in range(0, len(wanted), 500):
-            part = wanted[i:i + 500]
-            rows = self._q(f"SELECT text_sha, dim, vec FROM embeddings WHERE model=? AND text_sha IN "
-                           f"({','.join('?' * len(part))})", (model, *part))
-            for sha, dim, blob in rows:
-                vec = np.frombuffer(blob, dtype="<f4")
-                if vec.shape == (dim,):
-                    out[sha] = vec
+        for sha, dim, blob in self._cache_rows("text_sha, dim, vec", model, shas):
+            vec = np.frombuffer(blob, dtype="<f4")
+            if vec.shape == (dim,):
+                out[sha] = vec
         return out
+
+    def cached_shas(self, model: str, shas: Iterable[str]) -> set[str]:
+        """Which of ``shas`` the cache holds for ``model`` (no vector is read)."""
+        return {row[0] for row in self._cache_rows("text_sha", model, shas)}
 
     def put_embeddings(self, model: str, items: Iterable[tuple[str, np.ndarray]]) -> None:
         rows = [(model, sha, int(v.shape[0]), np.asarray(v, dtype="<f4").tobytes()) for sha, v in items]
