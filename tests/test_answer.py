@@ -833,3 +833,16 @@ def test_a_table_caption_is_not_a_condition(tmp_path, write_library, open_librar
     assert states_condition(units["Do not reuse the impeller nut."], chunk)
     a = lib.ask("What torque for the impeller nut?")
     assert not any(c.is_condition and c.text.startswith("Table 3") for c in a.claims)
+
+
+def test_the_claim_cap_says_how_many_close_statements_it_left_in_the_passages():
+    fan = ("# Fan manual\n\n## Belt tension\n\nCheck the belt tension every month.\n"
+           "Check the belt tension after each transport.\nCheck the belt tension after fitting a new belt.\n")
+    lib = FakeLibrary({"en/fan.md": (meta("fan"), fan)})
+    question = "When should the belt tension be checked?"
+    capped = ask(lib, question, config=CONFIG.replace(**{"answer.max_claims": 1}))
+    full = ask(lib, question, config=CONFIG.replace(**{"answer.max_claims": 20}))
+    assert len(capped.claims) == 1 and len(full.claims) == 3
+    assert [n for n in capped.notes if "more statement" in n] == [
+        "2 more statements as close to the question in the cited passages: open them to read on"]
+    assert not any("more statement" in n for n in full.notes)  # nothing left out: nothing said

@@ -10,7 +10,7 @@ from engine.answer.abstention import (
 from engine.answer.conditions import _conditions
 from engine.answer.conflicts import table_header
 from engine.answer.scoring import Assessment, ScoredUnit, assess, states_condition
-from engine.answer.selection import PASSAGE_MARGIN, _choose
+from engine.answer.selection import PASSAGE_MARGIN, _choose, left_out
 from engine.answer.task import code_remedies, is_procedural, is_safety, procedure_steps
 from engine.answer.versions import MetaCache, VersionConflicts, find_version_conflicts
 from engine.config import Config
@@ -59,6 +59,10 @@ def compose_answer(question: str, result: SearchResult, library, config: Config,
     claims, citations, numbers = _claims(result, chosen, related, found, meta)
     if a.unanswered:
         notes.append(f"not found in these documents: the {_names(a.unanswered)} asked for")
+    more = left_out(a, [*chosen, *related])
+    if more:
+        notes.append(f"{more} more statement{'s' if more > 1 else ''} as close to the question in the cited "
+                     "passages: open them to read on")
     if any(cl.flagged for cl in claims):
         notes.append(INSTRUCTION_NOTE)
     return Answer(question, tuple(claims), tuple(citations), tuple(found.renumbered(numbers)),

@@ -88,3 +88,14 @@ def select_units(pool: Sequence[ScoredUnit], limit: int) -> list[ScoredUnit]:
         if s not in chosen and s.chunk.id in passages:
             chosen.append(s)
     return chosen
+
+
+def left_out(a: Assessment, shown: Sequence[ScoredUnit]) -> int:
+    """Units as close to the best as the claims (within ``MARGIN``), in the passages the answer
+    cites, that it does not show (the claim cap, ``answer.max_claims``): it says they are there."""
+    units = [s for s in a.units if not s.flagged]
+    if not units or not shown:
+        return 0
+    best = max(s.score for s in units)
+    cited = {s.chunk.id for s in shown}
+    return sum(1 for s in units if s.score >= best - MARGIN and s.chunk.id in cited and s not in shown)
