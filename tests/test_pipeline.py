@@ -397,3 +397,30 @@ def test_a_cited_file_edited_after_indexing_is_flagged(tmp_path, open_library, w
     assert any("fieldqa index" in n for n in a.notes)
     (root / "pump.md").unlink()
     assert lib.ask("impeller nut torque").citations[0].changed  # a vanished file too
+
+
+def test_the_answer_reuses_the_pairs_its_rerank_stage_scored(tmp_path, open_library, fast_config, write_library):
+    class CountingReranker:
+        model_id = "counting"
+        checksum = "counting-v1"
+
+        def __init__(self):
+            self.pairs = 0
+
+        def score(self, question, passages):
+            self.pairs += len(passages)
+            return [float(len(p) % 7) for p in passages]  # a function of the pair only
+
+    root = write_library(tmp_path / "lib", DOCS)
+    model = CountingReranker()
+    library = open_library(root, config=fast_config, reranker=model)
+    library.build()
+    result = library.search("bonnet bolts torque", mode="full")
+    scored = model.pairs
+    assert scored == min(len(library), fast_config.retrieval.rerank_input)
+    top = [h.chunk for h in result.hits[:3]]
+    again = library.cross_scores("bonnet bolts torque", top)
+    assert model.pairs == scored  # the answerability features read the stage's logits
+    assert list(again) == [float(len(c.search_text) % 7) for c in top]
+    library.cross_scores("another question", top)
+    assert model.pairs == scored + len(top)

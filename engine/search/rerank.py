@@ -2,7 +2,8 @@
 fused and branch orders (engine.search.fusion), on a worker thread with a time limit.
 
 ``Reranker`` owns the model's state, typed: a loaded ``CrossEncoder``, or the reason there is
-none (``unavailable``), loaded on first use. Switched off (``retrieval.rerank = false``), without
+none (``unavailable``), loaded on first use. It remembers the last pairs' logits, so the
+answerability features of an answer (engine.answer.abstention) reuse what its rerank stage scored. Switched off (``retrieval.rerank = false``), without
 a model, on error or past ``rerank_timeout_ms`` the fused order is kept and the stage's status
 says ``off`` or ``degraded``, never silently.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,6 +25,7 @@ from engine.types import Chunk, StageStatus
 __all__ = ["Reranker"]
 
 Pairs = list[tuple[str, float]]
+RECENT_PAIRS = 256  # (question, passage) logits remembered: a rerank's 20 are reused by its answer
 
 
 class Reranker:
@@ -32,6 +35,7 @@ class Reranker:
         self.unavailable = ""  # why there is no model ('' = not tried yet, or loaded)
         self._lock = threading.Lock()
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
+        self._recent: OrderedDict[tuple[str, str], float] = OrderedDict()  # (question, text) -> logit
 
     def model(self) -> Any | None:
         """The cross-encoder, loaded on first use; None when unavailable (``unavailable`` says why)."""
@@ -56,7 +60,21 @@ class Reranker:
         m = self.model()
         if m is None or not chunks:
             return None
-        return np.asarray(m.score(question, [c.search_text for c in chunks]), dtype=np.float64)
+        return self._score(m, question, [c.search_text for c in chunks])
+
+    def _score(self, model: Any, question: str, texts: Sequence[str]) -> np.ndarray:
+        """Logits for (question, text) pairs; pairs scored lately are not scored again."""
+        with self._lock:
+            known = {t: self._recent[(question, t)] for t in texts if (question, t) in self._recent}
+        missing = [t for t in dict.fromkeys(texts) if t not in known]
+        if missing:
+            logits = np.asarray(model.score(question, missing), dtype=np.float64)
+            with self._lock:
+                for t, v in zip(missing, logits):
+                    known[t] = self._recent[(question, t)] = float(v)
+                while len(self._recent) > RECENT_PAIRS:
+                    self._recent.popitem(last=False)
+        return np.array([known[t] for t in texts], dtype=np.float64)
 
     def close(self) -> None:
         if self._pool is not None:
@@ -78,7 +96,7 @@ class Reranker:
         limit_ms = self.config.retrieval.rerank_timeout_ms
         if self._pool is None:
             self._pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="rerank")
-        fut = self._pool.submit(model.score, question, [c.search_text for c, _ in cands])
+        fut = self._pool.submit(self._score, model, question, [c.search_text for c, _ in cands])
         try:
             scores = np.asarray(fut.result(timeout=limit_ms / 1000.0), dtype=np.float64)
         except concurrent.futures.TimeoutError:
