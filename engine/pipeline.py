@@ -35,8 +35,9 @@ import numpy as np
 
 from engine.config import Config, FilterConfig
 from engine.errors import IndexCorrupt
-from engine.index.build import EMBED_BATCH, BuildCancelled, BuildProgress, Indexer
+from engine.index.build import EMBED_BATCH, BuildCancelled, BuildProgress, Indexer, embed_units, unit_cache_key
 from engine.index.integrity import WriterLock
+from engine.index.rows import unit_sha
 from engine.index.snapshot import Snapshot
 from engine.index.store import FORMAT_VERSION, DocumentRecord, IndexMismatch, IndexStore, rebuild_hint
 from engine.search.eligibility import Eligibility
@@ -225,8 +226,7 @@ class Library:
             if snap is not None:
                 self._snap = snap
             if self._snap.chunks:  # answer units: embedded now, not while someone waits for an answer
-                from engine.answer.units import unit_texts
-                from engine.index.build import embed_units
+                from engine.answer.units import unit_texts  # the answer package loads on first use
 
                 embed_units(self.store, self.embedder, self._snap.chunks, unit_texts, report, check)
             return result
@@ -329,9 +329,7 @@ class Library:
 
     def unit_vectors(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
         """Answer-unit vectors stored by the last build (text -> vector; missing ones absent)."""
-        from engine.index.build import unit_cache_key
-
-        shas = {hashlib.sha256(t.encode("utf-8")).hexdigest(): t for t in texts}
+        shas = {unit_sha(t): t for t in texts}
         got = self.store.cached_embeddings(unit_cache_key(self.embedder.checksum), list(shas))
         return {shas[sha]: vec for sha, vec in got.items()}
 

@@ -21,7 +21,7 @@ from typing import Any, Literal
 import numpy as np
 
 from engine.config import Config
-from engine.index.rows import meta_to_json, text_sha
+from engine.index.rows import meta_to_json, text_sha, unit_sha
 from engine.index.snapshot import Snapshot
 from engine.index.store import IndexStore
 from engine.types import Chunk, Document, IngestIssue, IngestReport
@@ -33,7 +33,7 @@ EMBED_BATCH = 64  # passages per embedder call during a build (cache commit + pr
 
 @dataclass(frozen=True, slots=True)
 class BuildProgress:
-    phase: Literal["scan", "chunk", "embed", "index"]
+    phase: Literal["scan", "chunk", "embed", "index", "units"]  # units: after the switch, already searchable
     done: int
     total: int
     eta_s: float | None = None
@@ -232,7 +232,7 @@ def embed_units(store: IndexStore, embedder: Any, chunks: Sequence[Chunk],
     done_for = f"{store.current_number()}:{key}"
     if store.get_info(UNITS_DONE) == done_for:
         return 0
-    texts = {hashlib.sha256(t.encode("utf-8")).hexdigest(): t for c in chunks for t in unit_texts(c)}
+    texts = {unit_sha(t): t for c in chunks for t in unit_texts(c)}
     try:
         embedded = embed_missing(store, embedder, key, texts, "units", report, check)
     except BuildCancelled:

@@ -9,7 +9,7 @@ from datetime import date as Date
 
 from engine.types import Chunk, DocumentMeta
 
-__all__ = ["CHUNK_COLS", "chunk_from_row", "chunk_row", "meta_from_json", "meta_to_json", "text_sha"]
+__all__ = ["CHUNK_COLS", "chunk_from_row", "chunk_row", "meta_from_json", "meta_to_json", "text_sha", "unit_sha"]
 
 def meta_to_json(meta: DocumentMeta) -> str:
     return json.dumps({
@@ -50,3 +50,8 @@ def chunk_from_row(values) -> Chunk:
 def text_sha(chunk: Chunk) -> str:
     """The embedding cache's key for a chunk (and the hash its stored text is checked against)."""
     return hashlib.sha256(chunk.search_text.encode("utf-8")).hexdigest()
+
+
+def unit_sha(text: str) -> str:
+    """The embedding cache's key for an answer unit's embedded text."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
