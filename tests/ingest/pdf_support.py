@@ -7,7 +7,7 @@ from pathlib import Path
 
 from bench.badfiles import bomb_pdf, raw_pdf
 
-__all__ = ["bomb_pdf", "encrypted_pdf", "manual_pdf", "no_text_pdf", "raw_pdf"]
+__all__ = ["bomb_pdf", "encrypted_pdf", "manual_pdf", "no_text_pdf", "raw_pdf", "two_column_pdf"]
 
 
 def manual_pdf(path: Path, pages: int = 2) -> Path:
@@ -28,6 +28,38 @@ def manual_pdf(path: Path, pages: int = 2) -> Path:
                 for cell in row:
                     pdf.cell(50, 6, cell)
                 pdf.ln()
+    pdf.output(str(path))
+    return path
+
+
+LEFT_COLUMN = ["Before servicing the pump, close the", "suction valve and the discharge valve.",
+               "Lock out breaker Q3 and attach a tag.", "Wait ten minutes for the motor to cool."]
+RIGHT_COLUMN = ["To replace the mechanical seal, remove", "the coupling guard and the coupling",
+                "spacer. Loosen the gland nuts evenly.", "Pull the seal cartridge out of the",
+                "casing. Tighten the nuts to 25 N.m."]
+
+
+def two_column_pdf(path: Path, line_by_line: bool = True) -> Path:
+    """A title, two prose columns and a full-width note. ``line_by_line``: the columns are written
+    across the page one line at a time (left line, right line, ...), as many generators do, so
+    pypdf sees the two halves of each line at one height."""
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.add_page()
+    pdf.set_font("helvetica", size=18)
+    pdf.cell(0, 10, "Pump maintenance", new_x="LMARGIN", new_y="NEXT")
+    pdf.set_font("helvetica", size=10)
+    y = pdf.get_y() + 4
+    rows = max(len(LEFT_COLUMN), len(RIGHT_COLUMN))
+    order = ([(i, col) for i in range(rows) for col in (0, 1)] if line_by_line
+             else [(i, col) for col in (0, 1) for i in range(rows)])
+    for i, col in order:
+        lines = (LEFT_COLUMN, RIGHT_COLUMN)[col]
+        if i < len(lines):
+            pdf.text(15 if col == 0 else 110, y + 5 * i, lines[i])
+    pdf.set_y(y + 5 * rows + 6)
+    pdf.cell(0, 6, "Full width note: keep this manual with the pump at all times.", new_x="LMARGIN", new_y="NEXT")
     pdf.output(str(path))
     return path
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pdf_support import bomb_pdf, manual_pdf, raw_pdf
+import pytest
+from pdf_support import LEFT_COLUMN, RIGHT_COLUMN, bomb_pdf, manual_pdf, raw_pdf, two_column_pdf
 
 from engine.config import ChunkingConfig
 from engine.ingest import read_document
 from engine.ingest.chunking import approx_counter, chunk_document
-from engine.ingest.pdf import PdfFailure, parse_pdf
+from engine.ingest.pdf import PdfFailure, parse_pdf, reading_order
 from engine.types import IngestIssue
 
 
@@ -34,6 +35,43 @@ def test_pdf_pages_headings_and_table_rows(lib: Path) -> None:
     assert second[0].location == "guide.pdf:p2"
     table = [c for c in chunks if "Impeller nut | M16 | 38" in c.text]
     assert table and "Fastener | Size | Torque (Nm)" in table[0].context
+
+
+@pytest.mark.parametrize("line_by_line", [True, False])
+def test_two_column_page_reads_left_column_then_right(lib: Path, line_by_line: bool) -> None:
+    path = two_column_pdf(lib / "pump.pdf", line_by_line=line_by_line)
+    doc, blocks = read_document(lib, path, ChunkingConfig())
+    assert not any(b.kind == "table_row" for b in blocks)  # not a two-cell table
+    texts = [doc.text[b.char_start:b.char_end] for b in blocks]
+    assert texts == ["Pump maintenance", "\n".join(LEFT_COLUMN), "\n".join(RIGHT_COLUMN),
+                     "Full width note: keep this manual with the pump at all times."]
+    chunks = chunk_document(doc, blocks, approx_counter(), ChunkingConfig())
+    assert any("Lock out breaker Q3 and attach a tag.\nWait ten minutes" in c.text for c in chunks)
+
+
+def _line(cells: list[tuple[str, float]], y: float, size: float = 10.0) -> dict:
+    """A line as the PDF child reports it: cells (text, x start), ends estimated like _lines."""
+    texts = [t for t, _ in cells]
+    return {"t": " ".join(texts), "s": size, "y": y, "c": texts if len(texts) >= 2 else [],
+            "x": [x for _, x in cells], "e": [x + 0.5 * size * len(t) for t, x in cells]}
+
+
+def test_reading_order_keeps_tables_and_full_width_lines() -> None:
+    table = [_line([("Fastener", 40), ("Size", 200), ("Torque (Nm)", 330)], 700),
+             _line([("Casing bolts", 40), ("M12", 200), ("55", 330)], 686),
+             _line([("Impeller nut", 40), ("M16", 200), ("38", 330)], 672)]
+    assert reading_order(table) == table  # short cells: a table, not columns
+    pairs = [_line([("Parameter", 40), ("Value", 300)], 700 - 14 * i) for i in range(4)]
+    assert reading_order(pairs) == pairs  # a two-cell table of short cells too
+    prose = [_line([(f"left column line {i} of the text", 40), (f"right column line {i} of the text", 300)],
+                   650 - 14 * i) for i in range(3)]
+    title = _line([("A title across the whole page, wider than one column of text", 40)], 700)
+    note = _line([("A closing note across the whole page, wider than one column of text", 40)], 500)
+    after = _line([("Second region left line of the text", 40), ("second region right line of text", 300)], 480)
+    got = [ln["t"] for ln in reading_order([title, *prose, note, after])]
+    assert got == [title["t"], *[f"left column line {i} of the text" for i in range(3)],
+                   *[f"right column line {i} of the text" for i in range(3)], note["t"],
+                   "Second region left line of the text", "second region right line of text"]
 
 
 def test_pdf_timeout_and_memory_limit_become_failures(lib: Path) -> None:
