@@ -140,7 +140,8 @@ class Library:
             "space": SPACE,
             "lexical": {"tokenizer": TOKENIZER_VERSION},
             "chunking": {"version": CHUNKER_VERSION, "max_tokens": self.config.chunking.max_tokens,
-                         "overlap_tokens": self.config.chunking.overlap_tokens},
+                         "overlap_tokens": self.config.chunking.overlap_tokens,
+                         "section_overlap_tokens": self.config.chunking.section_overlap_tokens},
         }
 
     def _check_manifest(self, manifest: Mapping[str, Any]) -> None:

@@ -846,3 +846,23 @@ def test_the_claim_cap_says_how_many_close_statements_it_left_in_the_passages():
     assert [n for n in capped.notes if "more statement" in n] == [
         "2 more statements as close to the question in the cited passages: open them to read on"]
     assert not any("more statement" in n for n in full.notes)  # nothing left out: nothing said
+
+
+def test_a_statement_in_two_overlapping_passages_is_claimed_once(tmp_path, write_library, open_library,
+                                                                 fast_config):
+    paras = [f"Step {i}: the housing bolt number {i} is checked with a feeler gauge." for i in range(8)]
+    paras[4] = "Tighten the coupling clamp screws to 18 N·m with a torque wrench."
+    text = "# Pump\n\n## Coupling\n\n" + "\n\n".join(paras) + "\n"
+    root = write_library(tmp_path / "lib", {"pump.md": text})
+    cfg = fast_config.replace(**{"chunking.max_tokens": 80, "chunking.section_overlap_tokens": 40,
+                                 "answer.abstain_threshold": -1.0, "retrieval.rerank": False})
+    lib = open_library(root, config=cfg)
+    lib.build()
+    holding = [c for c in lib.all_chunks() if "coupling clamp screws" in c.text]
+    assert len(holding) == 2  # the statement opens the next chunk of its section too
+    a = lib.ask("What torque for the coupling clamp screws?")
+    assert {h.chunk.id for h in lib.search(a.question).hits} >= {c.id for c in holding}  # both in context
+    spans = [(c.char_start, c.char_end) for c in a.claims]
+    assert any("18 N·m" in c.text for c in a.claims)
+    assert len(spans) == len(set(spans)), [c.text for c in a.claims]
+    assert_verbatim(lib, a)

@@ -129,6 +129,21 @@ def _abstention(question: str, result: SearchResult, library, config: Config, a:
 Entry = tuple[Unit, Chunk, int, bool, str]  # unit, chunk, rank, is a condition, flagged
 
 
+def _one_per_span(entries: dict[tuple[str, int], Entry]) -> dict[tuple[str, int], Entry]:
+    """One claim per span of one document version: chunks of a section overlap
+    (chunking.section_overlap_tokens), so two context passages can hold the same statement; the
+    first one kept (the chosen claims come first) cites it."""
+    out: dict[tuple[str, int], Entry] = {}
+    spans: set[tuple[str, str, str, int, int]] = set()
+    for key, e in entries.items():
+        u, c = e[0], e[1]
+        span = (c.doc_id, c.version, c.path, u.char_start, u.char_end)
+        if span not in spans:
+            spans.add(span)
+            out[key] = e
+    return out
+
+
 def _claims(result: SearchResult, chosen: list[ScoredUnit], related: list[ScoredUnit],
             found: VersionConflicts, meta: MetaCache) -> tuple[list[Claim], list[Citation], dict[str, int]]:
     """Claims in reading order, their citations, and each cited chunk's number.
@@ -144,6 +159,7 @@ def _claims(result: SearchResult, chosen: list[ScoredUnit], related: list[Scored
     for u, c, rank in found.used_units():
         if c.id not in found.warning_only:
             entries.setdefault((c.id, u.order), (u, c, rank, states_condition(u, c), injection_reason(u.text)))
+    entries = _one_per_span(entries)
     in_context = {h.chunk.id for h in result.hits}
     best_at_rank: dict[int, float] = {}
     for s in chosen:

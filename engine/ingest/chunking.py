@@ -8,6 +8,9 @@ Rules, in order:
      else each of its blocks; any other block alone. Headings attach to the next unit.
   3. Whole consecutive units are packed while the chunk stays within
      ``max_tokens`` (counted with the caller's ``count_tokens``).
+     When a section needs several chunks, each chunk after the first starts with the previous
+     chunk's last whole units worth up to ``section_overlap_tokens`` (never its first unit,
+     never a heading alone), so a step or row near a cut is read with its neighbours.
   4. Only a unit that alone exceeds the budget is split: prose at sentence ends (``.!?`` and
      ``。！？``), code at line ends, then at spaces, then between characters, with
      ``overlap_tokens`` of overlap between consecutive pieces; every piece keeps its heading path.
@@ -98,6 +101,7 @@ class _Chunker:
         self.count = count
         self.budget = max(1, int(config.max_tokens))
         self.overlap = max(0, min(int(config.overlap_tokens), self.budget // 2))
+        self.section_overlap = max(0, min(int(config.section_overlap_tokens), self.budget // 2))
         self.chunks: list[Chunk] = []
         self.section_id = ""
         self._lines_kept: dict[tuple[int, int], bool] = {}
@@ -160,11 +164,15 @@ class _Chunker:
             u = stack.pop()
             if cur and (u.tokens > self.budget or total + u.tokens > self.budget):
                 left = self._close(cur)
+                emitted = cur[:len(cur) - len(left)]
                 cur, total = [], 0
                 if left:  # the exact count did not fit: those units come first again
                     stack.append(u)
                     stack.extend(reversed(left))
                     continue
+                if u.tokens <= self.budget:  # the next chunk of the section starts with the last units
+                    cur = self._carried(emitted, self.budget - u.tokens)
+                    total = sum(c.tokens for c in cur)
             if u.tokens > self.budget:
                 self._split(u)
                 continue
@@ -173,6 +181,20 @@ class _Chunker:
         while cur:
             left = self._close(cur)
             cur = left
+
+    def _carried(self, emitted: list[_Unit], room: int) -> list[_Unit]:
+        """The last whole units of a chunk just emitted, worth at most ``section_overlap`` tokens
+        (and ``room``), that open the section's next chunk too: never the whole chunk, never a
+        heading alone."""
+        limit = min(self.section_overlap, room)
+        out: list[_Unit] = []
+        used = 0
+        for u in reversed(emitted[1:]):
+            if used + u.tokens > limit or all(b.kind == "heading" for b in u.blocks):
+                break
+            out.insert(0, u)
+            used += u.tokens
+        return out
 
     def _close(self, cur: list[_Unit]) -> list[_Unit]:
         """Emit the longest head of ``cur`` within the exact budget; return the units left over."""

@@ -128,6 +128,23 @@ def test_long_paragraph_splits_at_sentences_with_overlap(lib: Path) -> None:
         assert b.char_start > a.char_start
 
 
+def test_chunks_of_one_section_overlap_by_whole_units(lib: Path) -> None:
+    paras = [f"Paragraph {i} says to check valve {i} and record its pressure reading." for i in range(12)]
+    text = "# Pump\n\n## Checks\n\n" + "\n\n".join(paras) + "\n\n## Next\n\nOther text here.\n"
+    doc, plain = chunks_of(lib, "o.md", text, max_tokens=60, section_overlap_tokens=0)
+    _, chunks = chunks_of(lib, "o.md", text, max_tokens=60, section_overlap_tokens=20)
+    checks = [c for c in chunks if c.heading_path[-1] == "Checks"]
+    assert len(checks) > len([c for c in plain if c.heading_path[-1] == "Checks"]) > 1
+    assert all(a.char_end <= b.char_start for a, b in zip(plain, plain[1:]))  # 0: no overlap
+    for a, b in zip(checks, checks[1:]):
+        shared = doc.text[b.char_start:a.char_end]
+        assert b.char_start < a.char_end and shared in paras  # exactly the last whole paragraph
+        assert approx_token_count(shared) <= 20 and b.char_end > a.char_end
+    assert checks[0].text.startswith("# Pump")
+    nxt = [c for c in chunks if c.heading_path[-1] == "Next"]
+    assert nxt[0].text.startswith("## Next")  # no overlap across a section boundary
+
+
 def test_cjk_sentences_split_without_spaces(lib: Path) -> None:
     text = "# 说明\n\n" + "".join(f"第{i}步检查阀门是否关闭并记录压力值。" for i in range(80)) + "\n"
     _, chunks = chunks_of(lib, "zh.md", text, max_tokens=50, overlap_tokens=0)

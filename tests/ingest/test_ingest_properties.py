@@ -31,8 +31,8 @@ text_doc = st.lists(st.one_of(paragraph, word.map(lambda w: f"1.2 {w}"), word.ma
                     min_size=1, max_size=10).map(lambda ps: "\n\n".join(ps) + "\n")
 
 
-def _check(source: str, suffix: str, budget: int, overlap: int) -> None:
-    config = ChunkingConfig(max_tokens=budget, overlap_tokens=overlap)
+def _check(source: str, suffix: str, budget: int, overlap: int, section_overlap: int = 0) -> None:
+    config = ChunkingConfig(max_tokens=budget, overlap_tokens=overlap, section_overlap_tokens=section_overlap)
     count = approx_counter()
     with tempfile.TemporaryDirectory() as d:
         root = Path(d)
@@ -52,10 +52,17 @@ def _check(source: str, suffix: str, budget: int, overlap: int) -> None:
         assert c.tokens == count(c.text)
     for a, b in zip(chunks, chunks[1:]):
         assert b.char_start > a.char_start
-        if b.char_start < a.char_end:  # overlap only inside one split unit, and within the limit
-            inside = [u for u in blocks if u.char_start <= b.char_start and a.char_end <= u.char_end]
-            assert inside, (a, b)
-            assert count(doc.text[b.char_start:a.char_end]) <= overlap
+        if b.char_start < a.char_end:  # overlap inside one split unit, or whole units of one section
+            whole = (section_overlap > 0 and any(u.char_start == b.char_start for u in blocks)
+                     and any(u.char_end == a.char_end for u in blocks))
+            if whole:  # the last whole units of a chunk open the next one of the same section
+                assert a.section_id == b.section_id, (a, b)
+                assert count(doc.text[b.char_start:a.char_end]) <= min(section_overlap, budget // 2) + 2
+                assert b.char_end > a.char_end  # every chunk brings something new
+            else:
+                inside = [u for u in blocks if u.char_start <= b.char_start and a.char_end <= u.char_end]
+                assert inside, (a, b)
+                assert count(doc.text[b.char_start:a.char_end]) <= overlap
     block_chars = {i for b in blocks for i in range(b.char_start, b.char_end) if not doc.text[i].isspace()}
     chunk_chars = {i for c in chunks for i in range(c.char_start, c.char_end)}
     assert block_chars <= chunk_chars  # every block's text is in some chunk
@@ -66,9 +73,9 @@ def _check(source: str, suffix: str, budget: int, overlap: int) -> None:
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(markdown, st.integers(8, 80), st.integers(0, 10))
-def test_markdown_chunks_properties(source: str, budget: int, overlap: int) -> None:
-    _check(source, ".md", budget, overlap)
+@given(markdown, st.integers(8, 80), st.integers(0, 10), st.sampled_from([0, 0, 6, 40]))
+def test_markdown_chunks_properties(source: str, budget: int, overlap: int, section_overlap: int) -> None:
+    _check(source, ".md", budget, overlap, section_overlap)
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
