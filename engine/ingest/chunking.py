@@ -159,28 +159,28 @@ class _Chunker:
     def _pack(self, units: list[_Unit]) -> None:
         cur: list[_Unit] = []
         total = 0
+        carried = 0  # how many units at the head of ``cur`` the previous chunk holds too
         stack = list(reversed(units))  # next unit on top
         while stack:
             u = stack.pop()
             if cur and (u.tokens > self.budget or total + u.tokens > self.budget):
-                left = self._close(cur)
-                emitted = cur[:len(cur) - len(left)]
-                cur, total = [], 0
+                emitted, left = self._close(cur, carried)
+                cur, total, carried = [], 0, 0
                 if left:  # the exact count did not fit: those units come first again
                     stack.append(u)
                     stack.extend(reversed(left))
                     continue
                 if u.tokens <= self.budget:  # the next chunk of the section starts with the last units
                     cur = self._carried(emitted, self.budget - u.tokens)
-                    total = sum(c.tokens for c in cur)
+                    total, carried = sum(c.tokens for c in cur), len(cur)
             if u.tokens > self.budget:
-                self._split(u)
+                self._split(u)  # nothing is carried into or out of a split unit
                 continue
             cur.append(u)
             total += u.tokens
         while cur:
-            left = self._close(cur)
-            cur = left
+            _, cur = self._close(cur, carried)
+            carried = 0
 
     def _carried(self, emitted: list[_Unit], room: int) -> list[_Unit]:
         """The last whole units of a chunk just emitted, worth at most ``section_overlap`` tokens
@@ -196,18 +196,22 @@ class _Chunker:
             used += u.tokens
         return out
 
-    def _close(self, cur: list[_Unit]) -> list[_Unit]:
-        """Emit the longest head of ``cur`` within the exact budget; return the units left over."""
+    def _close(self, cur: list[_Unit], carried: int = 0) -> tuple[list[_Unit], list[_Unit]]:
+        """Emit the longest head of ``cur`` within the exact budget; return (the units emitted,
+        the units left over). The head holds at least one unit past the ``carried`` ones (those
+        the previous chunk holds too); when none fits with them, they are dropped instead."""
         n = len(cur)
         while True:
             start, end = cur[0].start, cur[n - 1].end
             tokens = cur[0].tokens if n == 1 else self._tokens(start, end)  # a unit's count is exact
             if tokens <= self.budget or n == 1:
                 break
+            if n - 1 <= carried:
+                return self._close(cur[carried:])
             n -= 1
         blocks = [b for u in cur[:n] for b in u.blocks]
         self._emit(start, end, blocks, tokens, blocks[0].start_line, blocks[-1].end_line)
-        return cur[n:]
+        return cur[:n], cur[n:]
 
     # -- splitting one oversized unit --------------------------------------------
     def _segments(self, u: _Unit) -> list[tuple[int, int, int, bool]]:
