@@ -104,6 +104,9 @@ class RetrievalConfig:
         "Without a learned blend (none in the model's manifest, or rerank_learned_blend = false) the "
         "reranked order is the RRF (this c) of the fused order and the cross-encoder's. -1 = the "
         "cross-encoder's order alone, for any model.", 5, range=(-1, 100_000))
+    passage_order: str = doc(
+        "Learned passage order (engine.search.order) for the first rerank_input fused candidates: a path, "
+        "or a name inside `models.dir`'s passage_order folder; '' = the fused order.", "passage_order.json")
     final_context: int = doc("How many passages the answer is built from.", 5, range=(1, 10_000))
     context_token_budget: int = doc("Token budget for the final context incl. neighbour expansion.",
         2000, range=(1, 1_000_000))
@@ -174,11 +177,11 @@ class Config:
 
     @property
     def answerability_path(self) -> Path | None:
-        name = self.answer.answerability
-        if not name:
-            return None
-        p = Path(name).expanduser()
-        return p if p.is_absolute() or len(p.parts) > 1 else self.models.dir / "answerability" / name
+        return _model_file(self.answer.answerability, self.models.dir / "answerability")
+
+    @property
+    def passage_order_path(self) -> Path | None:
+        return _model_file(self.retrieval.passage_order, self.models.dir / "passage_order")
 
     def index_dir_for(self, library: Path) -> Path:
         """One index folder per library, named after its resolved path."""
@@ -192,6 +195,14 @@ class Config:
     def replace(self, **changes: Any) -> "Config":
         """Dotted overrides: ``cfg.replace(**{"retrieval.final_context": 2})``."""
         return _apply(self, changes, "override")
+
+
+def _model_file(name: str, folder: Path) -> Path | None:
+    """A fitted model's file: '' = none, a bare name = inside ``folder``, else the path given."""
+    if not name:
+        return None
+    p = Path(name).expanduser()
+    return p if p.is_absolute() or len(p.parts) > 1 else folder / name
 
 
 class ConfigError(ValueError):

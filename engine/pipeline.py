@@ -26,6 +26,7 @@ import hashlib
 import json
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -41,6 +42,7 @@ from engine.index.rows import unit_sha
 from engine.index.snapshot import Snapshot
 from engine.index.store import FORMAT_VERSION, DocumentRecord, IndexMismatch, IndexStore, rebuild_hint
 from engine.search.eligibility import Eligibility
+from engine.search.order import PassageOrder
 from engine.search.rerank import Reranker
 from engine.search.stages import MODES, Mode
 from engine.search.stages import search as run_search
@@ -52,6 +54,9 @@ SPACE = "cosine"
 SWITCH_RETRIES = 5  # reads of the current generation while another process switches it
 
 
+RECENT_CHUNK_UNITS = 1024  # chunks whose unit vectors are kept in memory (~10 units x 1.5 KB each)
+
+
 class Library:
     """One library folder and its index. See the module docstring."""
 
@@ -61,6 +66,10 @@ class Library:
         self.store = store
         self.embedder = embedder
         self.reranker = Reranker(config, reranker)
+        self.order = PassageOrder(config.passage_order_path, str(getattr(embedder, "checksum", "")),
+                                  self._chunk_unit_vectors)
+        self._chunk_units: OrderedDict[str, np.ndarray] = OrderedDict()  # chunk id -> its unit vectors
+        self._chunk_units_lock = threading.Lock()
         self._answerability: Any = None  # AnswerabilityModel, a str (why none) or None (not tried)
         self._answerability_lock = threading.Lock()
         self._file_shas: dict[tuple[str, int, int], str] = {}  # (path, size, mtime) -> sha256
@@ -243,7 +252,7 @@ class Library:
         as ineligible on top of the filters (evaluation builds "not in these documents" cases by
         removing a question's gold passages)."""
         return run_search(self._snap, question, mode, self.eligibility(filters), self.config, self.embedder,
-                          self.reranker, exclude)
+                          self.reranker, exclude, self.order)
 
     @property
     def reranker_status(self) -> str:
@@ -333,6 +342,27 @@ class Library:
         shas = {unit_sha(t): t for t in texts}
         got = self.store.cached_embeddings(unit_cache_key(self.embedder.checksum), list(shas))
         return {shas[sha]: vec for sha, vec in got.items()}
+
+    def _chunk_unit_vectors(self, chunk: Chunk) -> np.ndarray:
+        """The stored vectors of a chunk's answer units (for the learned passage order); empty
+        until the build's units phase has stored them. Remembered per chunk id (the id names the
+        content) once complete."""
+        with self._chunk_units_lock:
+            got = self._chunk_units.get(chunk.id)
+            if got is not None:
+                self._chunk_units.move_to_end(chunk.id)
+                return got
+        from engine.answer.units import unit_texts
+
+        texts = unit_texts(chunk)
+        found = self.unit_vectors(texts)
+        vecs = np.stack([found[t] for t in texts if t in found]) if found else np.zeros((0, 1), np.float32)
+        if texts and len(found) == len(set(texts)):
+            with self._chunk_units_lock:
+                self._chunk_units[chunk.id] = vecs
+                while len(self._chunk_units) > RECENT_CHUNK_UNITS:
+                    self._chunk_units.popitem(last=False)
+        return vecs
 
     def lexical_sight(self, question: str) -> float:
         """engine.index.lexical.LexicalIndex.sight for this library (0.0 before the first build)."""

@@ -143,7 +143,7 @@ class StageStatus(str, Enum):
 class Stage:
     """What survived one stage of the pipeline, in order."""
 
-    name: str  # "lexical", "vector", "fused", "rerank", "context"
+    name: str  # "lexical", "vector", "fused", "order", "rerank", "context"
     ranked: tuple[Ranked, ...]
     window: int  # how many this stage was allowed to keep
     ms: float

@@ -120,3 +120,27 @@ def test_features_are_finite_and_named(open_library, write_library, tmp_path):
     assert lib.answerability_model() is None and "hand rule" in lib.answerability_status
     empty = features("x", lib.search("zzzz qqqq", mode="lexical"), a, None)
     assert empty["lexical_found"] == 0.0
+
+
+def test_lexical_features_count_for_a_same_language_question_only(open_library, write_library, tmp_path):
+    from engine.answer import assess, evidence_features
+    from engine.answer.answerability import LEXICAL_FEATURES
+
+    root = write_library(tmp_path / "lib", {"a.md": "---\nlanguage: en\n---\n# Pump\n\n## Seal\n\n"
+                                                    "Replace the seal every 500 hours of pump service. Code ERR_SEAL_42 means "
+                                                    "the seal leaks.\n"})
+    lib = open_library(root)
+    lib.build()
+
+    def feats(q):
+        result = lib.search(q)
+        return evidence_features(q, result, lib, assess(q, result, lib, lib.config))
+
+    same = feats("How often must the pump seal be replaced?")
+    other = feats("Wie oft muss die Dichtung der Pumpe (pump seal) ersetzt werden?")  # German, English words inside
+    assert same["cross_lingual"] == 0.0 and same["lex_cover_top"] > 0
+    assert other["cross_lingual"] == 1.0
+    assert all(other[n] == 0.0 for n in LEXICAL_FEATURES), {n: other[n] for n in LEXICAL_FEATURES}
+    assert other["lex_cover_top"] == 0.0  # its English words do not count: no code in it
+    code = feats("Was bedeutet der Fehlercode ERR_SEAL_42 an der Pumpe und was ist dann zu tun?")  # any language
+    assert code["cross_lingual"] == 1.0 and code["lex_cover_top"] > 0.0

@@ -87,7 +87,6 @@ _FALSE_ABSTENTION = ("the learned answerability (engine.answer.answerability, fi
                      "abstains: probability below its threshold for this cross-lingual/paraphrased "
                      "question with low branch agreement")
 KNOWN_MISSES: dict[str, str] = {
-    "Wie oft muss die Trockenmittelpatrone im Kestrel KX-7 gewechselt werden?": _FALSE_ABSTENTION,
     "How long can the moisture absorber in the KX-7 stay in service before it must be renewed?":
         _FALSE_ABSTENTION,
 }

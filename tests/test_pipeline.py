@@ -37,7 +37,7 @@ def test_build_reports_documents_and_chunks(lib):
 def test_full_search_has_every_stage_in_order(lib):
     res = lib.search("mechanical seal replacement hours")
     names = [s.name for s in res.trace.stages]
-    assert names == ["lexical", "vector", "fused", "rerank", "context"]
+    assert names == ["lexical", "vector", "fused", "order", "rerank", "context"]
     assert res.hits and res.hits[0].chunk.path == "pump.md"
     assert "Replace the mechanical seal" in res.hits[0].chunk.text
     rerank = res.trace.stage("rerank")

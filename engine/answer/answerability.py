@@ -6,7 +6,11 @@ One calibrated number per question, from features that hold for any corpus:
   passage's margin over the runner-up),
 - how much of the question's content the evidence holds in the lexical view (share of the
   question's terms in the best passage and in the best unit),
-- whether the two branches agree (the vector branch's first passage in the lexical list), and
+- whether the two branches agree (the vector branch's first passage in the lexical list) (these
+  lexical views count words for a same-language question only: between two languages shared
+  words say nothing, and in a library of several languages a question's words found in a
+  passage in its own language about something else are no evidence for an answer in another;
+  codes and numbers count in any language), and
   how much of the question the lexical branch can see at all (engine.index.lexical's ``sight``: low
   for a question in another language than the manuals, whose cosines run lower too),
 - whether the question is in another language than the first passage (engine.lang.text's
@@ -48,6 +52,9 @@ BASE_FEATURES = (
     "type_missing", "question_terms",
 )
 CE_FEATURES = ("ce_top", "ce_first", "ce_margin")  # counted for same-language pairs only (below)
+# the lexical view of the evidence, counted for a same-language question only (below); the lexical
+# covers count the question's words that way too, and its codes and numbers in any language
+LEXICAL_FEATURES = ("unit_overlap", "branch_agree")
 CE_PASSAGES = 3  # context passages the cross-encoder scores for answerability
 
 
@@ -60,7 +67,8 @@ def features(question: str, result: SearchResult, assessment, ce_scores: Sequenc
     vec_scores = [r.score for r in vec.ranked] if vec else []
     q_terms = (terms(question) - set(device_words)) or terms(question)
     hits = [h.chunk for h in result.hits]
-    covers = [_cover(q_terms, c) for c in hits] or [0.0]
+    cross = _cross_lingual(question, hits[0] if hits else None)
+    covers = [_cover(q_terms, c, 1.0 - cross) for c in hits] or [0.0]
     clean = [s for s in assessment.units if not s.flagged]
     f = {
         "unit_cos": assessment.best_cosine,
@@ -77,7 +85,9 @@ def features(question: str, result: SearchResult, assessment, ce_scores: Sequenc
         "type_missing": 1.0 if assessment.type_missing else 0.0,
         "question_terms": math.log1p(len(q_terms)),
     }
-    f["cross_lingual"] = cross = _cross_lingual(question, hits[0] if hits else None)
+    f["cross_lingual"] = cross
+    for name in LEXICAL_FEATURES:  # shared words are no evidence between two languages (nor their absence)
+        f[name] *= 1.0 - cross
     if ce_scores is not None and len(ce_scores):
         ce = [float(x) * (1.0 - cross) for x in ce_scores]
         top2 = sorted(ce, reverse=True)[:2]
@@ -97,11 +107,20 @@ def _cross_lingual(question: str, chunk: Chunk | None) -> float:
     return 0.0 if q == p else 1.0
 
 
-def _cover(q_terms: set[str], chunk: Chunk) -> float:
+def _cover(q_terms: set[str], chunk: Chunk, word_weight: float = 1.0) -> float:
+    """Share of the question's terms in the passage: a code or number (a term with a digit or an
+    underscore: ``err_pv_overvolt``, ``tmc2209``) counts in any language, a word with
+    ``word_weight`` (0 when the question's language is not the passage's)."""
     if not q_terms:
         return 0.0
     have = terms(f"{' '.join(chunk.heading_path)} {chunk.context} {chunk.text}")
-    return len(q_terms & have) / len(q_terms)
+    shared = q_terms & have
+    codes = sum(1 for t in shared if _is_code(t))
+    return (codes + word_weight * (len(shared) - codes)) / len(q_terms)
+
+
+def _is_code(term: str) -> bool:
+    return "_" in term or any(ch.isdigit() for ch in term)
 
 
 def _agreement(lex, vec) -> float:

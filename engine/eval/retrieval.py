@@ -26,6 +26,7 @@ JSON shape (``evaluate()`` returns it, ``fieldqa eval --json`` prints it)::
                                           # plus "missed_by_lexical"/"missed_by_vector" (branch misses)
      "timings_ms": {STAGE: {"p50": x, "p95": x}},   # per trace stage, plus "total"
      "reranker": "ready: ..." | "degraded: ..." | "off: ...",
+     "passage_order": "learned: ..." | why there is none,     # engine.search.order
      ...hooks}                            # e.g. "answers" added by an EvalHook
 
 Hooks: ``evaluate(..., hooks=[h])`` calls ``h.observe(question, result)`` after each full
@@ -176,6 +177,8 @@ def evaluate(library: Library, questions: Sequence[Question], *, modes: Sequence
         progress(len(questions), len(questions))
     out = tally.report(len(questions), modes, unavailable)
     out["reranker"] = library.reranker_status
+    order = getattr(library, "order", None)
+    out["passage_order"] = order.status if order is not None else "none"
     for h in hooks:
         key, value = h.summary()
         out[key] = value
@@ -258,7 +261,8 @@ class _Tally:
 def format_report(report: dict[str, Any]) -> str:
     """The plain-text table ``fieldqa eval`` prints."""
     lines = [f"questions: {report['questions']} (scored {report['scored']}, no-answer {report['no_answer']})",
-             f"reranker: {report.get('reranker', '?')}", ""]
+             f"reranker: {report.get('reranker', '?')}",
+             f"passage order: {report.get('passage_order', '?')}", ""]
     head = f"{'mode':<8} {'family':<10} {'n':>5} " + " ".join(f"{'R@' + str(k):>6}" for k in KS) + f" {'MRR@10':>7}"
     lines.append(head)
     for mode, e in report["modes"].items():

@@ -19,6 +19,8 @@ excluded                           eligibility      every gold chunk fails a fil
 not retrieved                      retrieval        missed by lexical AND by vector at depth N
 cut by the fused window            fused            a branch found it, fusion ranked it out of
                                                     the window / the rerank input
+demoted by the learned order       order            within the final window in fused order, below
+                                                    it in the learned passage order (no reranker)
 demoted by the reranker            rerank           in the rerank input, ranked below the kept top
 cut by the final window            final_window     reranker degraded: fused order past final_context
 dropped by context assembly        context          in the kept top, removed by dedupe or budget
@@ -44,7 +46,8 @@ if TYPE_CHECKING:
 
 __all__ = ["Target", "Diagnosis", "GoldResolver", "parse_target", "classify", "diagnose", "LOSS_STAGES"]
 
-LOSS_STAGES = ("library", "index", "eligibility", "retrieval", "fused", "rerank", "final_window", "context")
+LOSS_STAGES = ("library", "index", "eligibility", "retrieval", "fused", "order", "rerank", "final_window",
+               "context")
 _HEADING_RE = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]|$)")
 _FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
@@ -193,6 +196,11 @@ def classify(trace: Trace, gold_ids: set[str], eligible_ids: set[str]) -> Diagno
         if r_rr <= final:
             return d("dropped by context assembly", f"rerank rank {r_rr} <= final window {final}, "
                      f"removed as a duplicate or over the token budget", "context", r_rr)
+        od = trace.stage("order")
+        r_fu = _best(fu, ids)
+        if rr.passed_through and od is not None and not od.passed_through and r_fu is not None and r_fu <= final:
+            return d("demoted by the learned order", f"fused rank {r_fu}, learned order rank {r_rr} > final "
+                     f"window {final}", "order", r_rr)
         if rr.passed_through:
             return d("cut by the final window", f"fused order kept (reranker {rr.note}); rank {r_rr} "
                      f"> final window {final}", "final_window", r_rr)

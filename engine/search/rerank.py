@@ -81,18 +81,20 @@ class Reranker:
             self._pool.shutdown(wait=False, cancel_futures=True)
 
     def rerank(self, question: str, cands: Sequence[tuple[Chunk, float]],
-               branches: tuple[Sequence[str], Sequence[str]] = ((), ())) -> tuple[Pairs, str, StageStatus]:
-        """``cands`` in fused order; ``branches``: the lexical and vector id lists (for a model
-        that carries a learned blend, engine.search.fusion.RerankBlend)."""
+               branches: tuple[Sequence[str], Sequence[str]] = ((), ()),
+               name: str = "fused") -> tuple[Pairs, str, StageStatus]:
+        """``cands`` in the order of the stage before (``name`` names it: "fused", "learned");
+        ``branches``: the lexical and vector id lists (for a model that carries a learned blend,
+        engine.search.fusion.RerankBlend)."""
         kept = [(c.id, s) for c, s in cands]
         off, degraded = StageStatus.OFF, StageStatus.DEGRADED
         if not cands:
             return kept, "", StageStatus.RAN
         if not self.config.retrieval.rerank:
-            return kept, "off (retrieval.rerank = false); fused order kept", off
+            return kept, f"off (retrieval.rerank = false); {name} order kept", off
         model = self.model()
         if model is None:
-            return kept, f"degraded: {self.unavailable}; fused order kept", degraded
+            return kept, f"degraded: {self.unavailable}; {name} order kept", degraded
         limit_ms = self.config.retrieval.rerank_timeout_ms
         if self._pool is None:
             self._pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="rerank")
@@ -100,9 +102,9 @@ class Reranker:
         try:
             scores = np.asarray(fut.result(timeout=limit_ms / 1000.0), dtype=np.float64)
         except concurrent.futures.TimeoutError:
-            return kept, f"degraded: reranker exceeded {limit_ms} ms; fused order kept", degraded
+            return kept, f"degraded: reranker exceeded {limit_ms} ms; {name} order kept", degraded
         except Exception as e:  # a failing model must not take search down: visible, not silent
-            return kept, f"degraded: reranker failed ({type(e).__name__}: {e}); fused order kept", degraded
+            return kept, f"degraded: reranker failed ({type(e).__name__}: {e}); {name} order kept", degraded
         blended, note = self._blend(model, cands, scores, branches)
         return [(cands[i][0].id, float(scores[i])) for i in blended], note, StageStatus.RAN
 

@@ -5,8 +5,10 @@
 3. vector: ``VectorIndex.search(embed(q), vector_depth, eligible=mask)``;
 4. fused: reciprocal rank fusion, one candidate per chunk id, top ``fused_window`` (a third
    ranking when the question names a device code some document is about: engine.search.devices);
-5. rerank: the cross-encoder over the top ``rerank_input`` fused candidates (engine.search.rerank);
-6. context: top ``final_context`` after rerank, duplicates removed, neighbours added within
+5. order: the top ``rerank_input`` fused candidates in the learned passage order
+   (engine.search.order; off without a fitted model: the fused order is kept);
+6. rerank: the cross-encoder over those candidates (engine.search.rerank);
+7. context: top ``final_context`` after rerank, duplicates removed, neighbours added within
    ``context_token_budget`` (engine.search.context).
 
 Modes: ``lexical`` / ``vector`` stop after their branch (hits = that list), ``hybrid`` after
@@ -27,6 +29,7 @@ from engine.search.context import ContextItem, assemble_context
 from engine.search.devices import mentioned
 from engine.search.eligibility import Eligibility
 from engine.search.fusion import fuse_rrf
+from engine.search.order import PassageOrder, candidate_features
 from engine.search.rerank import Reranker
 from engine.types import Hit, Ranked, SearchResult, Stage, StageStatus, Trace
 
@@ -38,8 +41,9 @@ Pairs = list[tuple[str, float]]
 
 
 def search(snap: Snapshot, question: str, mode: Mode, rule: Eligibility, config: Config, embedder: Any,
-           reranker: Reranker, exclude: Collection[str] = ()) -> SearchResult:
-    """``exclude``: chunk ids treated as ineligible on top of ``rule``."""
+           reranker: Reranker, exclude: Collection[str] = (), order: PassageOrder | None = None) -> SearchResult:
+    """``exclude``: chunk ids treated as ineligible on top of ``rule``; ``order``: the learned
+    passage order (None: the fused order is kept)."""
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; use one of {', '.join(MODES)}")
     rc = config.retrieval
@@ -52,11 +56,12 @@ def search(snap: Snapshot, question: str, mode: Mode, rule: Eligibility, config:
         mask = mask.copy()
         mask[[snap.by_id[c] for c in exclude if c in snap.by_id]] = False
     stages: list[Stage] = []
-    lex, vec = _branches(snap, question, mode, mask, config, embedder, stages)
+    lex, vec, qvec = _branches(snap, question, mode, mask, config, embedder, stages)
     final = lex if mode == "lexical" else vec
     if mode in ("hybrid", "full"):
         final = _fuse(snap, question, lex, vec, config, stages)
         if mode == "full":
+            final = _order(snap, question, qvec, final, config, order, stages)
             final = _rerank_and_context(snap, question, final, (lex, vec), mask, config, reranker, stages)
     hits = []
     for rank, (cid, score) in enumerate(final, 1):
@@ -68,7 +73,8 @@ def search(snap: Snapshot, question: str, mode: Mode, rule: Eligibility, config:
 
 
 def _branches(snap: Snapshot, question: str, mode: Mode, mask: np.ndarray, config: Config, embedder: Any,
-              stages: list[Stage]) -> tuple[Pairs, Pairs]:
+              stages: list[Stage]) -> tuple[Pairs, Pairs, np.ndarray | None]:
+    """The lexical and vector lists, and the question's vector (None when not embedded)."""
     rc = config.retrieval
 
     def keep(pairs: Sequence[tuple[int, float]]) -> Pairs:
@@ -83,6 +89,7 @@ def _branches(snap: Snapshot, question: str, mode: Mode, mask: np.ndarray, confi
 
     lex: Pairs = []
     vec: Pairs = []
+    qvec = None
     if mode in ("lexical", "hybrid", "full"):
         t = time.perf_counter()
         lex = keep(snap.lexical.search(question, rc.lexical_depth, eligible=mask))
@@ -94,7 +101,7 @@ def _branches(snap: Snapshot, question: str, mode: Mode, mask: np.ndarray, confi
         vec = keep(snap.vectors.search(qvec, rc.vector_depth, eligible=mask, ef=rc.hnsw_ef_search,
                                        exact_below=rc.exact_search_below))
         stages.append(_stage("vector", vec, rc.vector_depth, t, f"query embedding {t_embed:.0f} ms"))
-    return lex, vec
+    return lex, vec, qvec
 
 
 def _fuse(snap: Snapshot, question: str, lex: Pairs, vec: Pairs, config: Config, stages: list[Stage]) -> Pairs:
@@ -112,17 +119,44 @@ def _fuse(snap: Snapshot, question: str, lex: Pairs, vec: Pairs, config: Config,
     return fused
 
 
-def _rerank_and_context(snap: Snapshot, question: str, fused: Pairs, branches: tuple[Pairs, Pairs],
-                        mask: np.ndarray, config: Config, reranker: Reranker, stages: list[Stage]) -> Pairs:
+def _order(snap: Snapshot, question: str, qvec: np.ndarray | None, fused: Pairs, config: Config,
+           order: PassageOrder | None, stages: list[Stage]) -> Pairs:
+    """The first ``rerank_input`` fused candidates in the learned passage order; the rest after."""
     rc = config.retrieval
     t = time.perf_counter()
+    head, tail = fused[:rc.rerank_input], fused[rc.rerank_input:]
+    model = order.model() if order is not None else None
+    if model is None or qvec is None or not head:
+        why = "no question vector" if model is not None else (order.status if order is not None else "none given")
+        stages.append(_stage("order", head, rc.rerank_input, t, f"off ({why}); fused order kept", StageStatus.OFF))
+        return fused
+    chunks = [snap.chunk_of(c) for c, _ in head]
+    cosines = snap.vectors.matrix[[snap.by_id[c] for c, _ in head]] @ qvec
+    scores = model.scores(candidate_features(question, qvec, chunks, cosines, order.unit_vectors, model.rank_c))
+    # a question naming a device: passages about it stay ahead of the others (engine.search.devices;
+    # the training questions name none, so no weight could be learned for it)
+    named = mentioned(question, snap.known_codes)
+    other = [0 if named and snap.device_codes[ch.path] & named else 1 for ch in chunks] if named else [0] * len(chunks)
+    idx = sorted(range(len(head)), key=lambda i: (other[i], -scores[i], i))
+    ordered = [(head[i][0], float(scores[i])) for i in idx]
+    note = model.describe() + (f"; passages about {', '.join(sorted(named))} first" if named else "")
+    stages.append(_stage("order", ordered, rc.rerank_input, t, note))
+    return ordered + tail
+
+
+def _rerank_and_context(snap: Snapshot, question: str, ordered: Pairs, branches: tuple[Pairs, Pairs],
+                        mask: np.ndarray, config: Config, reranker: Reranker, stages: list[Stage]) -> Pairs:
+    """``ordered``: the fused list, its head in the order stage's order."""
+    rc = config.retrieval
+    t = time.perf_counter()
+    learned = stages[-1].name == "order" and not stages[-1].passed_through
     reranked, note, status = reranker.rerank(
-        question, [(snap.chunk_of(c), s) for c, s in fused[:rc.rerank_input]],
-        branches=([c for c, _ in branches[0]], [c for c, _ in branches[1]]))
+        question, [(snap.chunk_of(c), s) for c, s in ordered[:rc.rerank_input]],
+        branches=([c for c, _ in branches[0]], [c for c, _ in branches[1]]), name="learned" if learned else "fused")
     stages.append(_stage("rerank", reranked, rc.rerank_input, t, note, status))
     t = time.perf_counter()
     ranked = [(snap.chunk_of(c), s) for c, s in reranked]
-    ranked += [(snap.chunk_of(c), s) for c, s in fused[rc.rerank_input:]]
+    ranked += [(snap.chunk_of(c), s) for c, s in ordered[rc.rerank_input:]]
     items = assemble_context(
         ranked, final=rc.final_context, token_budget=rc.context_token_budget,
         meta_of=lambda ch: snap.metas[snap.by_id[ch.id]],

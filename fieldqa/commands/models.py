@@ -157,10 +157,11 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 # --------------------------------------------------------------------------- pack
 def _model_dirs(models_dir: Path) -> list[Path]:
-    """Model folders: an ONNX model, or the fitted answerability weights (engine.answer.answerability)."""
+    """Model folders: an ONNX model, or fitted weights (the answerability model,
+    engine.answer.answerability; the passage order, engine.search.order)."""
     return sorted(d for d in models_dir.iterdir()
                   if d.is_dir() and not d.name.startswith(".")
-                  and ((d / "model.onnx").is_file() or (d / "answerability.json").is_file()))
+                  and any((d / f).is_file() for f in ("model.onnx", "answerability.json", "passage_order.json")))
 
 
 def cmd_pack(args: argparse.Namespace) -> int:

@@ -13,7 +13,7 @@ from tui.messages import DiagnosisReady, TraceRowsReady
 from tui.screens.base import FieldQAScreen
 from tui.widgets.literal import literal, literal_text
 
-STAGE_ORDER = ("lexical", "vector", "fused", "rerank", "context")
+STAGE_ORDER = ("lexical", "vector", "fused", "order", "rerank", "context")
 
 
 def ordered_ids(trace: Trace) -> list[str]:

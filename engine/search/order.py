@@ -1,0 +1,149 @@
+"""The learned passage order: the top fused candidates re-ordered by a linear score of features
+that hold for any corpus, fitted on training questions (``models/passage_order/fit.py``).
+
+RRF sees ranks only. Two things it cannot see decide many questions on long manuals:
+
+- how close the passage's *best statement* is to the question (``best_unit_cosine``: the
+  answer units' vectors, stored by the build, against the question's; a long section whose one
+  sentence answers scores low as a whole passage but high here),
+- how much of the question's content the passage holds (``lexical_cover``: the share of the
+  question's terms in its text, context and heading path),
+
+next to the passage's own cosine and its fused rank (``1 / (rank_c + rank)``). The score is
+``w · (x - mean) / scale``; its weights, the features' names and ``rank_c`` are a fact about the
+embedder they were fitted with (``embedder_checksum``), kept in
+``models/passage_order/passage_order.json``. Only the first ``retrieval.rerank_input`` fused
+candidates are re-ordered; the trace records the result as the ``order`` stage. Numpy only.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from engine.lang.words import terms
+from engine.types import Chunk
+
+__all__ = ["ORDER_FEATURES", "OrderModel", "PassageOrder", "candidate_features", "load_order_model"]
+
+ORDER_FEATURES = ("fused_rank", "cosine", "best_unit_cosine", "lexical_cover")
+
+# chunk -> the vectors of its answer units that the build stored (may be empty: not built yet)
+UnitVectors = Callable[[Chunk], np.ndarray]
+
+
+def candidate_features(question: str, qvec: np.ndarray, chunks: Sequence[Chunk], cosines: Sequence[float],
+                       unit_vectors: UnitVectors, rank_c: float) -> np.ndarray:
+    """``[len(chunks), len(ORDER_FEATURES)]`` for candidates in fused order (rank 1 first);
+    ``cosines``: each passage's cosine with the question. Without stored unit vectors a passage's
+    best unit cosine is its own cosine."""
+    q_terms = terms(question)
+    rows = []
+    for rank, (chunk, cos) in enumerate(zip(chunks, cosines), 1):
+        uv = unit_vectors(chunk)
+        best = float(np.max(uv @ qvec)) if len(uv) else float(cos)
+        have = terms(f"{' '.join(chunk.heading_path)} {chunk.context} {chunk.text}")
+        cover = len(q_terms & have) / len(q_terms) if q_terms else 0.0
+        rows.append((1.0 / (rank_c + rank), float(cos), best, cover))
+    return np.asarray(rows, dtype=np.float64).reshape(len(rows), len(ORDER_FEATURES))
+
+
+@dataclass(frozen=True, slots=True)
+class OrderModel:
+    """A fitted linear order: score = ((x - mean) / scale) · weights."""
+
+    names: tuple[str, ...]
+    mean: np.ndarray
+    scale: np.ndarray
+    weights: np.ndarray
+    rank_c: float
+    embedder_checksum: str
+    source: str = ""
+    record: Mapping | None = None  # how it was fitted (command, questions, cross-validated numbers)
+
+    def scores(self, features: np.ndarray) -> np.ndarray:
+        return ((features - self.mean) / self.scale) @ self.weights
+
+    def order(self, features: np.ndarray) -> list[int]:
+        """Candidate indexes, best first (ties keep the fused order)."""
+        s = self.scores(features)
+        return sorted(range(len(s)), key=lambda i: (-s[i], i))
+
+    def describe(self) -> str:
+        return "learned passage order (" + ", ".join(
+            f"{n} {w:+.2f}" for n, w in zip(self.names, self.weights)) + ")"
+
+    def to_json(self) -> dict:
+        return {"format": 1, "features": list(self.names), "mean": self.mean.tolist(),
+                "scale": self.scale.tolist(), "weights": self.weights.tolist(), "rank_c": self.rank_c,
+                "embedder_checksum": self.embedder_checksum, "source": self.source,
+                "record": dict(self.record or {})}
+
+    @classmethod
+    def from_json(cls, d: Mapping) -> OrderModel:
+        if d.get("format") != 1:
+            raise ValueError(f"passage order model: unknown format {d.get('format')!r}")
+        names = tuple(d["features"])
+        if names != ORDER_FEATURES:
+            raise ValueError(f"passage order model: features {list(names)}, this version computes "
+                             f"{list(ORDER_FEATURES)}")
+        arrays = [np.asarray(d[k], dtype=np.float64) for k in ("mean", "scale", "weights")]
+        if any(a.shape != (len(names),) for a in arrays) or not np.all(arrays[1] > 0):
+            raise ValueError("passage order model: arrays do not match its feature list")
+        return cls(names, *arrays, float(d["rank_c"]), str(d["embedder_checksum"]), str(d.get("source", "")),
+                   dict(d.get("record") or {}))
+
+
+def load_order_model(path: Path) -> OrderModel:
+    """Read a fitted order; ``ValueError`` / ``OSError`` name what is wrong."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: not JSON ({e})") from None
+    try:
+        return OrderModel.from_json(data)
+    except (KeyError, TypeError, ValueError) as e:
+        raise ValueError(f"{path}: {e}") from None
+
+
+class PassageOrder:
+    """One library's learned passage order: the fitted model, read on first use, or why there
+    is none (``status``); and where the answer units' stored vectors come from."""
+
+    def __init__(self, path: Path | None, embedder_checksum: str, unit_vectors: UnitVectors,
+                 model: OrderModel | None = None):
+        self.path = path
+        self.embedder_checksum = embedder_checksum
+        self.unit_vectors = unit_vectors
+        self._model = model
+        self._why = ""  # why there is no model ('' = not read yet, or read)
+        self._lock = threading.Lock()
+
+    def model(self) -> OrderModel | None:
+        with self._lock:
+            if self._model is None and not self._why:
+                self._model, self._why = self._load()
+            return self._model
+
+    @property
+    def status(self) -> str:
+        m = self.model()
+        return f"learned: {m.source}" if m is not None else self._why
+
+    def _load(self) -> tuple[OrderModel | None, str]:
+        if self.path is None:
+            return None, "retrieval.passage_order = ''"
+        if not self.path.is_file():
+            return None, f"no passage order model at {self.path}"
+        try:
+            model = load_order_model(self.path)
+        except (OSError, ValueError) as e:
+            return None, f"passage order model unreadable ({e})"
+        if model.embedder_checksum != self.embedder_checksum:
+            return None, f"{self.path} was fitted with another embedder"
+        return model, ""

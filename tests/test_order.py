@@ -1,0 +1,149 @@
+"""The learned passage order (engine.search.order): its file, its stage in the trace, what the
+diagnosis says of it, and the fit of models/passage_order/fit.py on planted data."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine.search.diagnose import classify
+from engine.search.order import ORDER_FEATURES, OrderModel, candidate_features, load_order_model
+from engine.types import Chunk
+
+ROOT = Path(__file__).resolve().parents[1]
+_spec = importlib.util.spec_from_file_location("order_fit", ROOT / "models" / "passage_order" / "fit.py")
+order_fit = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(order_fit)
+
+DOCS = {  # every passage names "pump"; only one says how to prime it, in words the question uses
+    "a.md": "# Pump A\n\n## General\n\nThe pump A is a pump for clean water pump duty, a pump among pumps.\n",
+    "b.md": "# Pump B\n\n## General\n\nThe pump B is a pump for pump rooms, pump pump pump.\n",
+    "c.md": "# Pump C\n\n## Priming\n\nTo prime the casing, open the bleed screw and fill it with water.\n",
+}
+
+
+def _model(weights, checksum="test-hash-v1") -> OrderModel:
+    n = len(ORDER_FEATURES)
+    return OrderModel(ORDER_FEATURES, np.zeros(n), np.ones(n), np.asarray(weights, float), 5.0, checksum, "test")
+
+
+def _write(path: Path, model: OrderModel) -> Path:
+    path.write_text(json.dumps(model.to_json()))
+    return path
+
+
+def _open(tmp_path, write_library, open_library, fast_config, model_path: str):
+    root = write_library(tmp_path / "lib", DOCS)
+    cfg = fast_config.replace(**{"retrieval.passage_order": model_path, "retrieval.rerank": False,
+                                 "retrieval.final_context": 1})
+    lib = open_library(root, config=cfg)
+    lib.build()
+    return lib
+
+
+QUESTION = "how do I prime the casing with water, pump pump"
+
+
+def test_the_order_stage_reorders_the_fused_head_and_says_how(tmp_path, write_library, open_library, fast_config):
+    cover_only = _write(tmp_path / "o.json", _model([0, 0, 0, 10.0]))  # lexical cover decides
+    lib = _open(tmp_path, write_library, open_library, fast_config, str(cover_only))
+    res = lib.search(QUESTION)
+    names = [s.name for s in res.trace.stages]
+    assert names == ["lexical", "vector", "fused", "order", "rerank", "context"]
+    fused, order = res.trace.stage("fused"), res.trace.stage("order")
+    assert not order.passed_through and order.note.startswith("learned passage order (")
+    assert {r.chunk_id for r in order.ranked} == {r.chunk_id for r in fused.ranked[:order.window]}  # a permutation
+    assert res.hits[0].chunk.path == "c.md"  # the passage holding the question's words comes first
+    assert "learned order kept" in res.trace.stage("rerank").note
+    hybrid = lib.search(QUESTION, mode="hybrid")
+    assert [h.chunk.id for h in hybrid.hits] == [r.chunk_id for r in fused.ranked]  # hybrid stops at fusion
+
+
+def test_without_a_usable_model_the_fused_order_is_kept_and_the_trace_says_why(
+        tmp_path, write_library, open_library, fast_config):
+    other = _write(tmp_path / "other.json", _model([0, 0, 0, 10.0], checksum="another-embedder"))
+    for path, why in ((str(other), "fitted with another embedder"), (str(tmp_path / "none.json"), "no passage order"),
+                      ("", "retrieval.passage_order = ''")):
+        lib = _open(tmp_path, write_library, open_library, fast_config, path)
+        res = lib.search(QUESTION)
+        order = res.trace.stage("order")
+        assert order.passed_through and why in order.note, order.note
+        assert [r.chunk_id for r in order.ranked] == [r.chunk_id for r in res.trace.stage("fused").ranked[:order.window]]
+        lib.close()
+
+
+def test_model_file_round_trips_and_damage_is_named(tmp_path):
+    m = OrderModel(ORDER_FEATURES, np.arange(4.0), np.ones(4) * 2, np.array([1.0, -1.0, 0.5, 0.0]), 5.0, "e", "s",
+                   {"questions": 3})
+    back = load_order_model(_write(tmp_path / "m.json", m))
+    assert back.names == m.names and back.record == {"questions": 3}
+    assert np.allclose(back.weights, m.weights) and np.allclose(back.mean, m.mean) and back.rank_c == 5.0
+    x = np.array([[1.0, 2.0, 3.0, 4.0], [4.0, 3.0, 2.0, 1.0]])
+    assert np.allclose(back.scores(x), ((x - m.mean) / m.scale) @ m.weights)
+    bad = m.to_json() | {"features": ["cosine"]}
+    (tmp_path / "bad.json").write_text(json.dumps(bad))
+    with pytest.raises(ValueError, match="features"):
+        load_order_model(tmp_path / "bad.json")
+    (tmp_path / "junk.json").write_text("{")
+    with pytest.raises(ValueError, match="not JSON"):
+        load_order_model(tmp_path / "junk.json")
+
+
+def _chunk(cid: str, text: str, heading: str = "H") -> Chunk:
+    return Chunk(id=cid, doc_id="d", version="1", path="d.md", start_line=1, end_line=1, heading_path=(heading,),
+                 char_start=0, char_end=len(text), kind="prose", section_id="s", language="en", text=text)
+
+
+def test_candidate_features_use_the_best_stored_unit_and_the_question_words():
+    q = np.array([1.0, 0.0])
+    chunks = [_chunk("a", "valve torque"), _chunk("b", "nothing here")]
+    units = {"a": np.array([[0.0, 1.0], [0.6, 0.8]]), "b": np.zeros((0, 2))}
+    x = candidate_features("valve torque?", q, chunks, [0.3, 0.4], lambda c: units[c.id], 5.0)
+    assert x.shape == (2, len(ORDER_FEATURES))
+    assert x[0].tolist() == pytest.approx([1 / 6, 0.3, 0.6, 1.0])
+    assert x[1].tolist() == pytest.approx([1 / 7, 0.4, 0.4, 0.0])  # no stored units: the passage's cosine
+
+
+def test_fit_finds_the_planted_feature_and_beats_the_fused_order():
+    rng = np.random.default_rng(0)
+    rows = []
+    for i in range(60):
+        x = rng.normal(size=(10, len(ORDER_FEATURES)))
+        gold = int(rng.integers(1, 10))  # never the fused first
+        x[gold, 3] += 3.0  # lexical cover marks the gold passage
+        rows.append({"x": x, "y": np.arange(10) == gold, "family": "f", "file": str(i % 7)})
+    mean, scale, w = order_fit.fit(rows, l2=0.01)
+    assert int(np.argmax(np.abs(w))) == 3 and w[3] > 0
+    assert np.mean(order_fit.first_hits(rows, None)) == 0.0
+    assert np.mean(order_fit.first_hits(rows, (mean, scale, w))) > 0.9
+
+
+def test_diagnosis_blames_the_learned_order_for_a_passage_it_pushed_out(
+        tmp_path, write_library, open_library, fast_config):
+    against = _write(tmp_path / "o.json", _model([0, 0, 0, -10.0]))  # pushes the best-covering passage down
+    lib = _open(tmp_path, write_library, open_library, fast_config, str(against))
+    res = lib.search(QUESTION)
+    fused = res.trace.stage("fused")
+    gold = {r.chunk_id for r in fused.ranked if lib.chunk(r.chunk_id).path == "c.md"}
+    assert fused.rank_of(next(iter(gold))) == 1
+    d = classify(res.trace, gold, {c.id for c in lib.all_chunks()})
+    assert d.verdict == "demoted by the learned order" and d.stage == "order", d
+
+
+def test_passages_about_the_device_the_question_names_stay_first(tmp_path, write_library, open_library, fast_config):
+    docs = {"px.md": "---\nmodels: [PX-1]\n---\n# PX-1 manual\n\n## Terminals\n\n단자 나사는 2 N·m로 조인다.\n",
+            "qx.md": "---\nmodels: [QX-2]\n---\n# QX-2 manual\n\n## Terminals\n\nTighten the terminal screws "
+                     "to 3 N·m and recheck the terminal screws yearly.\n"}
+    cover_only = _write(tmp_path / "o.json", _model([0, 0, 0, 10.0]))
+    root = write_library(tmp_path / "lib", docs)
+    lib = open_library(root, config=fast_config.replace(**{"retrieval.passage_order": str(cover_only)}))
+    lib.build()
+    res = lib.search("What torque do the PX-1 terminal screws need, and how often should they be rechecked?")
+    order = res.trace.stage("order")
+    assert lib.chunk(order.ranked[0].chunk_id).path == "px.md", order  # the other device's words do not win
+    assert "passages about px1 first" in order.note  # the normalised code, as the fused stage names it
+    assert lib.search("terminal screws torque recheck").trace.stage("order").ranked[0].chunk_id != order.ranked[0].chunk_id
