@@ -32,7 +32,6 @@ still abstains by a learned rule. Numpy only at run time.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -40,6 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.fitted import load_fitted
 from engine.lang.language import question_language
 from engine.lang.words import terms
 from engine.types import Chunk, SearchResult
@@ -113,7 +113,7 @@ def _cover(q_terms: set[str], chunk: Chunk, word_weight: float = 1.0) -> float:
     ``word_weight`` (0 when the question's language is not the passage's)."""
     if not q_terms:
         return 0.0
-    have = terms(f"{' '.join(chunk.heading_path)} {chunk.context} {chunk.text}")
+    have = terms(chunk.search_text)  # its text, context and heading path
     shared = q_terms & have
     codes = sum(1 for t in shared if _is_code(t))
     return (codes + word_weight * (len(shared) - codes)) / len(q_terms)
@@ -193,11 +193,4 @@ class AnswerabilityModel:
 
 def load_model(path: Path) -> AnswerabilityModel:
     """Read a fitted model; ``ValueError`` / ``OSError`` name what is wrong."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{path}: not JSON ({e})") from None
-    try:
-        return AnswerabilityModel.from_json(data)
-    except (KeyError, TypeError, ValueError) as e:
-        raise ValueError(f"{path}: {e}") from None
+    return load_fitted(path, AnswerabilityModel.from_json)

@@ -18,7 +18,6 @@ candidates are re-ordered; the trace records the result as the ``order`` stage. 
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.fitted import load_fitted
 from engine.lang.words import terms
 from engine.types import Chunk
 
@@ -47,7 +47,7 @@ def candidate_features(question: str, qvec: np.ndarray, chunks: Sequence[Chunk],
     for rank, (chunk, cos) in enumerate(zip(chunks, cosines), 1):
         uv = unit_vectors(chunk)
         best = float(np.max(uv @ qvec)) if len(uv) else float(cos)
-        have = terms(f"{' '.join(chunk.heading_path)} {chunk.context} {chunk.text}")
+        have = terms(chunk.search_text)  # its text, context and heading path
         cover = len(q_terms & have) / len(q_terms) if q_terms else 0.0
         rows.append((1.0 / (rank_c + rank), float(cos), best, cover))
     return np.asarray(rows, dtype=np.float64).reshape(len(rows), len(ORDER_FEATURES))
@@ -101,14 +101,7 @@ class OrderModel:
 
 def load_order_model(path: Path) -> OrderModel:
     """Read a fitted order; ``ValueError`` / ``OSError`` name what is wrong."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{path}: not JSON ({e})") from None
-    try:
-        return OrderModel.from_json(data)
-    except (KeyError, TypeError, ValueError) as e:
-        raise ValueError(f"{path}: {e}") from None
+    return load_fitted(path, OrderModel.from_json)
 
 
 class PassageOrder:
