@@ -144,3 +144,29 @@ def test_lexical_features_count_for_a_same_language_question_only(open_library, 
     assert other["lex_cover_top"] == 0.0  # its English words do not count: no code in it
     code = feats("Was bedeutet der Fehlercode ERR_SEAL_42 an der Pumpe und was ist dann zu tun?")  # any language
     assert code["cross_lingual"] == 1.0 and code["lex_cover_top"] > 0.0
+
+
+def test_the_cross_encoder_runs_for_answerability_only_when_the_rerank_stage_did_or_when_asked():
+    lib = library()
+    q = "What torque for the lid screws of the KX-7 enclosure?"
+    calls = []
+
+    class WithCE(_WithModel):
+        def reranker_checksum(self):
+            calls.append("checksum")  # loading the cross-encoder is a cost too
+            return "ce"
+
+        def cross_scores(self, question, chunks):
+            calls.append(len(chunks))
+            return np.full(len(chunks), 2.0)
+
+    base = _variant(["unit_cos"], [0.0], threshold=0.4, bias=1.0)
+    ce = _variant(["unit_cos", "ce_top"], [0.0, 1.0], threshold=0.4, bias=0.0)
+    both = WithCE(lib, _model(base, ce))
+    a = ask(both, q, config=Config(), k=1)  # rerank off (the default): the base variant, no cross-encoder
+    assert calls == [] and any("; base)" in n for n in a.notes), a.notes
+    for cfg in (Config().replace(**{"retrieval.rerank": True}),
+                Config().replace(**{"answer.answerability_cross_encoder": True})):
+        calls.clear()
+        a = ask(both, q, config=cfg, k=1)
+        assert calls and any("with cross-encoder" in n for n in a.notes), a.notes

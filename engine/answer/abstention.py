@@ -97,9 +97,9 @@ def answerability(question: str, result: SearchResult, library, a: Assessment, c
     model = model() if callable(model) else None
     if model is None or config.answer.abstain_threshold != 0.0:  # an explicit threshold wins
         return None
-    checksum = getattr(library, "reranker_checksum", lambda: None)()
-    feats = evidence_features(question, result, library, a, with_ce=model.with_ce is not None
-                              and checksum == model.reranker_checksum)
+    use_ce = model.with_ce is not None and (config.retrieval.rerank or config.answer.answerability_cross_encoder)
+    checksum = getattr(library, "reranker_checksum", lambda: None)() if use_ce else None
+    feats = evidence_features(question, result, library, a, with_ce=use_ce and checksum == model.reranker_checksum)
     variant = model.variant(feats, checksum)
     p = variant.probability(feats)
     threshold = config.answer.answerability_threshold
