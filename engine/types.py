@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 from datetime import date as Date
-from typing import Literal
+from typing import Any, Literal
 
 Status = Literal["active", "superseded"]
 ChunkKind = Literal["prose", "table", "code", "list"]
@@ -194,6 +194,9 @@ class SearchResult:
     question: str
     hits: tuple[Hit, ...]
     trace: Trace
+    # the question's embedding as the vector branch computed it (None: not embedded), so the answer
+    # built from this result does not embed the question again
+    query_vector: Any = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)

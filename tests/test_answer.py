@@ -866,3 +866,17 @@ def test_a_statement_in_two_overlapping_passages_is_claimed_once(tmp_path, write
     assert any("18 N·m" in c.text for c in a.claims)
     assert len(spans) == len(set(spans)), [c.text for c in a.claims]
     assert_verbatim(lib, a)
+
+
+def test_an_answer_reuses_the_question_vector_of_its_search(tmp_path, write_library, open_library, fast_config):
+    root = write_library(tmp_path / "lib", {"pump.md": "# Pump\n\n## Seal\n\nReplace the seal every 500 hours.\n\n"
+                                                     "Do not run the pump dry.\n"})
+    lib = open_library(root, config=fast_config.replace(**{"answer.abstain_threshold": -1.0}))
+    lib.build()
+    calls = []
+    embed = lib.embedder.embed_queries
+    lib.embedder.embed_queries = lambda qs: calls.append(list(qs)) or embed(qs)
+    result = lib.search("How often is the seal replaced?")
+    assert calls == [["How often is the seal replaced?"]] and result.query_vector is not None
+    a = lib.answer(result)
+    assert a.claims and calls == [["How often is the seal replaced?"]]  # not embedded a second time

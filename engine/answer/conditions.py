@@ -49,7 +49,7 @@ def _conditions(a: Assessment, chosen: list[ScoredUnit], question: str, library)
         nxt = _next_section_chunk(s.chunk, library)
         if nxt is None:
             continue
-        cands = _score_extra(question, nxt, s.rank, library, by_chunk)
+        cands = _score_extra(question, nxt, s.rank, library, by_chunk, a.query_vector)
         conds = [o for o in cands if o.condition and not o.flagged and (o.chunk.id, o.unit.order) not in seen]
         for o in sorted(conds, key=lambda o: -o.score)[:MAX_FORWARD_CONDITIONS]:
             out.append(o)

@@ -6,7 +6,7 @@ documents about another device than the one the question names."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -57,6 +57,7 @@ class Assessment:
     rerank_top: float | None  # best reranker score of the context, when reranked
     expected: tuple[str, ...] = ()  # attributes the question asks for (engine.answer.answertype)
     unanswered: tuple[str, ...] = ()  # those of them that no unit of the evidence holds
+    query_vector: np.ndarray | None = field(default=None, compare=False, repr=False)  # the question's
 
     @property
     def type_missing(self) -> bool:
@@ -123,7 +124,7 @@ def assess(question: str, result: SearchResult, library, config: Config,
     missing = tuple(sorted(c for c in exact_codes(question) if c not in present))
     if not units:
         return Assessment(question, (), -1.0, -1.0, missing, rerank_top)
-    qv = np.asarray(library.embedder.embed_queries([question]), dtype=np.float32)[0]
+    qv = question_vector(library, question, result.query_vector if result.question == question else None)
     uv = _CACHE.passages(library, [_embed_text(u, c) for u, c, _ in units])
     cos = uv @ qv
     expected = expected_types(question)
@@ -148,7 +149,14 @@ def assess(question: str, result: SearchResult, library, config: Config,
     evidence = best - (W_MISSING if missing else 0.0)
     best_cos = max((s.cosine for s in clean), default=-1.0)
     return Assessment(question, tuple(scored), evidence, best_cos, missing, rerank_top,
-                      tuple(t.name for t in expected), tuple(t.name for t in unanswered(expected, pieces)))
+                      tuple(t.name for t in expected), tuple(t.name for t in unanswered(expected, pieces)), qv)
+
+
+def question_vector(library, question: str, known: np.ndarray | None = None) -> np.ndarray:
+    """The question's embedding: ``known`` (the search's) when given, else embedded now."""
+    if known is not None:
+        return np.asarray(known, dtype=np.float32)
+    return np.asarray(library.embedder.embed_queries([question]), dtype=np.float32)[0]
 
 
 def states_condition(unit: Unit, chunk: Chunk) -> bool:
@@ -174,13 +182,13 @@ def _unscored(chunk: Chunk, rank: int) -> list[ScoredUnit]:
 
 
 def _score_extra(question: str, chunk: Chunk, rank: int, library,
-                 by_chunk: dict[str, list[ScoredUnit]]) -> list[ScoredUnit]:
+                 by_chunk: dict[str, list[ScoredUnit]], qv: np.ndarray | None = None) -> list[ScoredUnit]:
     if chunk.id in by_chunk:
         return by_chunk[chunk.id]
     units = split_units(chunk)
     if not units:
         return []
-    qv = np.asarray(library.embedder.embed_queries([question]), dtype=np.float32)[0]
+    qv = question_vector(library, question, qv)
     uv = _CACHE.passages(library, [_embed_text(u, chunk) for u in units])
     return [ScoredUnit(u, chunk, rank, float(c), 0.0, 0, float(c), states_condition(u, chunk),
                        injection_reason(u.text)) for u, c in zip(units, uv @ qv)]

@@ -69,7 +69,7 @@ def search(snap: Snapshot, question: str, mode: Mode, rule: Eligibility, config:
         m = snap.metas[row]
         hits.append(Hit(snap.chunks[row], rank, score, m.title, m.date, m.status))
     trace = Trace(question, int(mask.sum()), len(snap.chunks), tuple(stages), rule.describe())
-    return SearchResult(question, tuple(hits), trace)
+    return SearchResult(question, tuple(hits), trace, qvec)
 
 
 def _branches(snap: Snapshot, question: str, mode: Mode, mask: np.ndarray, config: Config, embedder: Any,
