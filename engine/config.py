@@ -92,7 +92,8 @@ class RetrievalConfig:
         "Run the cross-encoder stage. Off by default: the shipped fieldqa-reranker lifts multi-dev R@1 "
         ".857 -> .889 but not the bundled manuals' (.652 either way, R@5 .924 -> .909) and costs ~0.4 s a "
         "question; see models/reranker/MODEL_CARD.md.", False)
-    rerank_input: int = doc("How many fused candidates the reranker scores.", 20, range=(0, 10_000))
+    rerank_input: int = doc("How many fused candidates the order stage (learned passage order) and the reranker "
+        "re-order; the rest keep their fused ranks after them.", 20, range=(0, 10_000))
     rerank_learned_blend: bool = doc(
         "Use the blend learned with the cross-encoder when its manifest has one (a weighted RRF of its "
         "order with the fused and both branch orders, engine.search.fusion.RerankBlend); false: the RRF of the "

@@ -6,13 +6,13 @@ One calibrated number per question, from features that hold for any corpus:
   passage's margin over the runner-up),
 - how much of the question's content the evidence holds in the lexical view (share of the
   question's terms in the best passage and in the best unit),
-- whether the two branches agree (the vector branch's first passage in the lexical list) (these
-  lexical views count words for a same-language question only: between two languages shared
-  words say nothing, and in a library of several languages a question's words found in a
-  passage in its own language about something else are no evidence for an answer in another;
-  codes and numbers count in any language), and
+- whether the two branches agree (the vector branch's first passage in the lexical list), and
   how much of the question the lexical branch can see at all (engine.index.lexical's ``sight``: low
-  for a question in another language than the manuals, whose cosines run lower too),
+  for a question in another language than the manuals, whose cosines run lower too); the
+  lexical views count words for a same-language question only (between two languages shared
+  words say nothing, and in a library of several languages a question's words in a passage of
+  its own language about something else are no evidence for an answer in another), codes and
+  numbers in any language,
 - whether the question is in another language than the first passage (engine.lang.text's
   ``question_language``; 0.5 when unsure),
 - the cross-encoder's logits for the first context passages, when a cross-encoder is built,
@@ -27,7 +27,8 @@ with, stored in ``models/answerability/answerability.json`` by ``models/answerab
 (training questions only: the klipper-manuals and Wikipedia train splits, each also asked with
 its gold passages removed, which makes realistic "not in these documents" cases). Two variants
 are fitted, with and without the cross-encoder's features, so a machine without the reranker
-still abstains by a learned rule. Numpy only at run time.
+still abstains by a learned rule; the cross-encoder's is used when the rerank stage ran (its
+logits are at hand) or ``answer.answerability_cross_encoder`` asks for it. Numpy only at run time.
 """
 
 from __future__ import annotations

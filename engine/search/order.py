@@ -69,11 +69,6 @@ class OrderModel:
     def scores(self, features: np.ndarray) -> np.ndarray:
         return ((features - self.mean) / self.scale) @ self.weights
 
-    def order(self, features: np.ndarray) -> list[int]:
-        """Candidate indexes, best first (ties keep the fused order)."""
-        s = self.scores(features)
-        return sorted(range(len(s)), key=lambda i: (-s[i], i))
-
     def describe(self) -> str:
         return "learned passage order (" + ", ".join(
             f"{n} {w:+.2f}" for n, w in zip(self.names, self.weights)) + ")"

@@ -127,7 +127,8 @@ def _order(snap: Snapshot, question: str, qvec: np.ndarray | None, fused: Pairs,
     head, tail = fused[:rc.rerank_input], fused[rc.rerank_input:]
     model = order.model() if order is not None else None
     if model is None or qvec is None or not head:
-        why = "no question vector" if model is not None else (order.status if order is not None else "none given")
+        why = (order.status if order is not None else "none given") if model is None else \
+            "no candidates" if not head else "no question vector"
         stages.append(_stage("order", head, rc.rerank_input, t, f"off ({why}); fused order kept", StageStatus.OFF))
         return fused
     chunks = [snap.chunk_of(c) for c, _ in head]
@@ -136,8 +137,8 @@ def _order(snap: Snapshot, question: str, qvec: np.ndarray | None, fused: Pairs,
     # a question naming a device: passages about it stay ahead of the others (engine.search.devices;
     # the training questions name none, so no weight could be learned for it)
     named = mentioned(question, snap.known_codes)
-    other = [0 if named and snap.device_codes[ch.path] & named else 1 for ch in chunks] if named else [0] * len(chunks)
-    idx = sorted(range(len(head)), key=lambda i: (other[i], -scores[i], i))
+    elsewhere = [0 if snap.device_codes[ch.path] & named else 1 for ch in chunks] if named else [0] * len(chunks)
+    idx = sorted(range(len(head)), key=lambda i: (elsewhere[i], -scores[i], i))
     ordered = [(head[i][0], float(scores[i])) for i in idx]
     note = model.describe() + (f"; passages about {', '.join(sorted(named))} first" if named else "")
     stages.append(_stage("order", ordered, rc.rerank_input, t, note))
