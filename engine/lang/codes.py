@@ -12,6 +12,7 @@ Three views of one idea, each for its job:
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -38,7 +39,13 @@ _EXACT_STOP = {"CE", "PE", "DC", "AC", "USB", "LED", "SD", "OK"}
 
 
 def exact_codes(text: str) -> set[str]:
-    """Error codes, part references, model names and thread sizes in a text (upper case)."""
+    """Error codes, part references, model names and thread sizes in a text (upper case); a new
+    set each call, the texts' codes remembered."""
+    return set(_exact_codes(text))
+
+
+@functools.lru_cache(maxsize=8192)
+def _exact_codes(text: str) -> frozenset[str]:
     out = set()
     for m in _EXACT.finditer(unicodedata.normalize("NFKC", text)):
         tok = m.group(0).upper()
@@ -46,7 +53,7 @@ def exact_codes(text: str) -> set[str]:
             continue
         if any(ch.isdigit() for ch in tok) or "_" in tok or "-" in tok:
             out.add(tok)
-    return out
+    return frozenset(out)
 
 
 _MODEL_NAME = re.compile(r"(?<![\w-])[^\W\d_]+-\w*\d\w*(?![\w-])")  # Hydra-400, BR-20, KX-7

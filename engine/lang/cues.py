@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 __all__ = ["INJECTION_NOTE", "injection_reason", "is_condition", "refers_forward"]
@@ -83,6 +84,7 @@ _INJECTION_CJK = (
 INJECTION_NOTE = "reads as an instruction to the system; shown as quoted evidence, not followed"
 
 
+@functools.lru_cache(maxsize=8192)
 def injection_reason(text: str) -> str:
     """Why a unit reads as an instruction to the system ('' when it does not)."""
     if _INJECTION.search(text) or any(w in text for w in _INJECTION_CJK):

@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -152,7 +153,14 @@ _TERM_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]"
 
 
 def terms(text: str) -> set[str]:
-    """Lower-cased word tokens; CJK runs as character bigrams (so zh/ko overlap is countable)."""
+    """Lower-cased word tokens; CJK runs as character bigrams (so zh/ko overlap is countable).
+    A new set each call (the caller may change it); the same texts recur in every answer, so
+    their terms are remembered."""
+    return set(_terms(text))
+
+
+@functools.lru_cache(maxsize=8192)
+def _terms(text: str) -> frozenset[str]:
     out: set[str] = set()
     for w in _TERM_WORD.findall(unicodedata.normalize("NFKC", text).lower()):
         if _TERM_CJK.search(w):
@@ -162,5 +170,5 @@ def terms(text: str) -> set[str]:
                 out.add(w)
         elif len(w) > 2 or w.isdigit():
             out.add(w)
-    return out - _STOPWORDS
+    return frozenset(out - _STOPWORDS)
 
