@@ -415,11 +415,17 @@ def cli_models_dir(tmp_path: Path, tiny_embedder_dir: Path, monkeypatch) -> Path
 def test_pack_unpack_roundtrip(tmp_path: Path, cli_models_dir: Path):
     from fieldqa.commands import models as cmd
 
+    for name in ("answerability", "passage_order"):  # fitted weights travel with the models
+        (cli_models_dir / name).mkdir()
+        (cli_models_dir / name / f"{name}.json").write_text("{}")
+        files = {f"{name}.json": sha(cli_models_dir / name / f"{name}.json")}
+        (cli_models_dir / name / "manifest.json").write_text(json.dumps({"name": name, "files": files}))
     archive = tmp_path / "models.tar.gz"
     assert cmd.cmd_pack(_args(cli_models_dir, file=archive)) == 0
     with tarfile.open(archive) as tar:
         names = set(tar.getnames())
-    assert {"tiny-e5/model.onnx", "tiny-e5/tokenizer.json", "tiny-e5/manifest.json"} <= names
+    assert {"tiny-e5/model.onnx", "tiny-e5/tokenizer.json", "tiny-e5/manifest.json",
+            "answerability/answerability.json", "passage_order/passage_order.json"} <= names
     before = sha(cli_models_dir / "tiny-e5" / "model.onnx")
     (cli_models_dir / "tiny-e5" / "model.onnx").unlink()
     assert cmd.cmd_unpack(_args(cli_models_dir, file=archive)) == 0
