@@ -52,8 +52,6 @@ __all__ = ["Library", "BuildProgress", "BuildCancelled", "Mode", "MODES", "EMBED
 
 SPACE = "cosine"
 SWITCH_RETRIES = 5  # reads of the current generation while another process switches it
-
-
 RECENT_CHUNK_UNITS = 1024  # chunks whose unit vectors are kept in memory (~10 units x 1.5 KB each)
 
 
