@@ -341,6 +341,17 @@ class Library:
         got = self.store.cached_embeddings(unit_cache_key(self.embedder.checksum), list(shas))
         return {shas[sha]: vec for sha, vec in got.items()}
 
+    def order_features(self, result: SearchResult, depth: int, rank_c: float) -> np.ndarray:
+        """The learned passage order's features (engine.search.order) of ``result``'s first ``depth``
+        hits, as the order stage computes them (its fit reads them from a hybrid search)."""
+        from engine.search.order import snapshot_features
+
+        qvec = result.query_vector
+        if qvec is None:
+            qvec = np.asarray(self.embedder.embed_queries([result.question]), dtype=np.float32)[0]
+        chunks = [h.chunk for h in result.hits[:depth]]
+        return snapshot_features(self._snap, result.question, qvec, chunks, self._chunk_unit_vectors, rank_c)
+
     def _chunk_unit_vectors(self, chunk: Chunk) -> np.ndarray:
         """The stored vectors of a chunk's answer units (for the learned passage order); empty
         until the build's units phase has stored them. Remembered per chunk id (the id names the

@@ -313,10 +313,8 @@ def reading_order(lines: list[dict]) -> list[dict]:
         right.clear()
 
     for ln in lines:
-        side = _side(ln, gutter)
+        side, k = _side(ln, gutter)
         if side == "split":
-            tol = ln["s"] or 1.0
-            k = next(i for i, x in enumerate(ln["x"]) if abs(x - gutter) <= tol)
             left.append(_piece(ln, 0, k))
             right.append(_piece(ln, k, len(ln["x"])))
         elif side == "left":
@@ -342,18 +340,19 @@ def _gutter(lines: list[dict]) -> float | None:
     return gutter if sum(abs(x - gutter) <= tol for x in splits) >= _COLUMN_MIN_LINES else None
 
 
-def _side(ln: dict, gutter: float) -> str:
-    """"split" (segments on both sides, one starting at the gutter), "left", "right" or "across"."""
+def _side(ln: dict, gutter: float) -> tuple[str, int]:
+    """("split", index of the segment starting at the gutter) when the line has segments on both
+    sides, else ("left" | "right" | "across", 0)."""
     tol = ln["s"] or 1.0
     xs, es = ln["x"], ln["e"]
     if not xs:
-        return "across"
-    if len(xs) >= 2 and xs[0] < gutter - tol and any(abs(x - gutter) <= tol for x in xs[1:]):
-        k = next(i for i, x in enumerate(xs) if abs(x - gutter) <= tol)
-        return "split" if max(es[:k]) < gutter else "across"
+        return "across", 0
+    k = next((i for i, x in enumerate(xs) if i > 0 and abs(x - gutter) <= tol), 0)
+    if k and xs[0] < gutter - tol:
+        return ("split", k) if max(es[:k]) < gutter else ("across", 0)
     if xs[0] >= gutter - tol:
-        return "right"
-    return "left" if max(es) < gutter else "across"
+        return "right", 0
+    return ("left" if max(es) < gutter else "across"), 0
 
 
 def _piece(ln: dict, a: int, b: int) -> dict:

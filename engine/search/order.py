@@ -29,7 +29,8 @@ from engine.fitted import load_fitted
 from engine.lang.words import terms
 from engine.types import Chunk
 
-__all__ = ["ORDER_FEATURES", "OrderModel", "PassageOrder", "candidate_features", "load_order_model"]
+__all__ = ["ORDER_FEATURES", "OrderModel", "PassageOrder", "candidate_features", "load_order_model",
+           "snapshot_features"]
 
 ORDER_FEATURES = ("fused_rank", "cosine", "best_unit_cosine", "lexical_cover")
 
@@ -51,6 +52,14 @@ def candidate_features(question: str, qvec: np.ndarray, chunks: Sequence[Chunk],
         cover = len(q_terms & have) / len(q_terms) if q_terms else 0.0
         rows.append((1.0 / (rank_c + rank), float(cos), best, cover))
     return np.asarray(rows, dtype=np.float64).reshape(len(rows), len(ORDER_FEATURES))
+
+
+def snapshot_features(snap, question: str, qvec: np.ndarray, chunks: Sequence[Chunk],
+                      unit_vectors: UnitVectors, rank_c: float) -> np.ndarray:
+    """``candidate_features`` of ``chunks`` (in fused order) with their cosines read from the
+    snapshot's vectors: what the order stage scores, and what its fit learns from."""
+    cosines = snap.vectors.matrix[[snap.by_id[c.id] for c in chunks]] @ qvec
+    return candidate_features(question, qvec, chunks, cosines, unit_vectors, rank_c)
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,7 +29,7 @@ from engine.search.context import ContextItem, assemble_context
 from engine.search.devices import mentioned
 from engine.search.eligibility import Eligibility
 from engine.search.fusion import fuse_rrf
-from engine.search.order import PassageOrder, candidate_features
+from engine.search.order import PassageOrder, snapshot_features
 from engine.search.rerank import Reranker
 from engine.types import Hit, Ranked, SearchResult, Stage, StageStatus, Trace
 
@@ -132,8 +132,7 @@ def _order(snap: Snapshot, question: str, qvec: np.ndarray | None, fused: Pairs,
         stages.append(_stage("order", head, rc.rerank_input, t, f"off ({why}); fused order kept", StageStatus.OFF))
         return fused
     chunks = [snap.chunk_of(c) for c, _ in head]
-    cosines = snap.vectors.matrix[[snap.by_id[c] for c, _ in head]] @ qvec
-    scores = model.scores(candidate_features(question, qvec, chunks, cosines, order.unit_vectors, model.rank_c))
+    scores = model.scores(snapshot_features(snap, question, qvec, chunks, order.unit_vectors, model.rank_c))
     # a question naming a device: passages about it stay ahead of the others (engine.search.devices;
     # the training questions name none, so no weight could be learned for it)
     named = mentioned(question, snap.known_codes)

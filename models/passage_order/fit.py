@@ -33,7 +33,7 @@ from engine.eval.retrieval import load_questions  # noqa: E402
 from engine.models import sha256_file  # noqa: E402
 from engine.pipeline import Library  # noqa: E402
 from engine.search.diagnose import GoldResolver  # noqa: E402
-from engine.search.order import ORDER_FEATURES, OrderModel, candidate_features  # noqa: E402
+from engine.search.order import ORDER_FEATURES, OrderModel  # noqa: E402
 
 RANK_C = 5.0
 
@@ -41,7 +41,6 @@ RANK_C = 5.0
 def collect(lib: Library, questions, depth: int) -> list[dict]:
     """Per answerable question: features and labels of its first ``depth`` fused candidates."""
     resolver = GoldResolver(lib)
-    snap = lib._snap
     out = []
     for q in questions:
         if not q.targets:
@@ -51,9 +50,7 @@ def collect(lib: Library, questions, depth: int) -> list[dict]:
         head = [h.chunk for h in result.hits[:depth]]
         if not head:
             continue
-        qvec = np.asarray(lib.embedder.embed_queries([q.text]), dtype=np.float32)[0]
-        cosines = snap.vectors.matrix[[snap.by_id[c.id] for c in head]] @ qvec
-        x = candidate_features(q.text, qvec, head, cosines, lib._chunk_unit_vectors, RANK_C)
+        x = lib.order_features(result, depth, RANK_C)
         y = np.array([c.id in gold for c in head])
         out.append({"x": x, "y": y, "family": q.family, "file": sorted(t.path for t in q.targets)[0]})
     return out
