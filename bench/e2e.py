@@ -1,6 +1,7 @@
 """End to end: what the technician waits for, on real libraries and as a library grows.
 
-    python -m bench.e2e [--quick] [--sizes 1000,10000,100000]
+    python -m bench.e2e [--quick] [--sizes 1000,10000,100000] [--build-sizes 10000]
+                        [--parts libraries,build,growth]
 
 Part 1, real libraries (the bundled samples and the klipper-manuals corpus), each measured in
 its own child process (so peak RSS is that library's) on a fresh index folder (every passage
@@ -11,7 +12,11 @@ disk, warm search (mode full, rerank off) and warm ask p50/p95 with the rerank s
 cold ``fieldqa ask`` (one process, one question) and, on the same questions and chunk texts,
 SQLite FTS5 trigram and brute-force numpy dense search as peers.
 
-Part 2, growth: libraries of 1k / 10k / 100k chunks synthesized from the klipper chunks
+Part 2, index throughput: a fresh index of ~10k chunks of real text (klipper chunks reworded), the
+whole build with its answer units (a pass of their own, the default, and pooled from the chunk's
+pass), against the embedder's own passages/s on the same texts.
+
+Part 3, growth: libraries of 1k / 10k / 100k chunks synthesized from the klipper chunks
 (bench.retrieval.synthesize: real texts reworded; real vectors plus noise up to 20k, random unit
 vectors beyond) searched warm per mode, with the same two peers, and peak RSS.
 
@@ -99,7 +104,8 @@ def one_library(name: str, n_questions: int) -> dict[str, Any]:
                       "embedder_share": round(embed_s / chunk_phase_s, 2),
                       "embedder_own_passages_per_s": round(own_per_s, 2),
                       "index_vs_embedder": round(len(chunks) / chunk_phase_s / own_per_s, 2),
-                      "units_phase_s": round(units_s, 1)},
+                      "units_phase_s": round(units_s, 1),
+                      "with_units_vs_embedder": round(len(chunks) / total_s / own_per_s, 2)},
             "index_mb": folder_mb(index)}
         lib.search(questions[0])
         lib.embedder.recent_queries = 0  # every question embedded, as a new one would be
@@ -135,6 +141,47 @@ def cold_ask(root: Path, index: Path, question: str, runs: int = 3) -> float:
     return round(sorted(times)[len(times) // 2], 2)
 
 
+def build_throughput(n: int, pooled: bool) -> dict[str, Any]:
+    """A fresh index of about ``n`` chunks of real text (the klipper chunks, reworded past the
+    first copy by bench.retrieval.synthesize, written as Markdown sections): the whole build,
+    answer units included (``pooled``: chunking.pooled_unit_vectors), against the embedder's own
+    passages/s on the same chunk texts at the same thread count."""
+    from bench.retrieval import synthesize
+    from engine.config import Config
+    from engine.pipeline import Library
+
+    root, _q = LIBRARIES["klipper"]
+    base = Library.open(root, Config(), create=False)
+    chunks, _metas, _vecs = synthesize(base.all_chunks(), np.zeros((1, 1), np.float32), n, True)
+    base.close()
+    with tempfile.TemporaryDirectory(prefix="fieldqa-e2e-build-") as tmp:
+        lib_dir = Path(tmp) / "library"
+        for start in range(0, len(chunks), 50):
+            part = chunks[start:start + 50]
+            body = "\n\n".join(f"## {(c.heading_path or ('Section',))[-1]} {start + k}\n\n{c.text}"
+                                for k, c in enumerate(part))
+            path = lib_dir / f"{start // 50:05d}.md"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(f"# Manual {start // 50}\n\n{body}\n", encoding="utf-8")
+        phases: dict[str, float] = {}
+        lib = Library.open(lib_dir, Config().replace(**{"chunking.pooled_unit_vectors": pooled}), Path(tmp) / "index")
+        t0 = time.perf_counter()
+        lib.build(progress=lambda p: phases.setdefault(p.phase, time.perf_counter()))
+        total_s = time.perf_counter() - t0
+        built = lib.all_chunks()
+        units_s = total_s - (phases.get("units", t0 + total_s) - t0)
+        sample = [c.search_text for c in random.Random(3).sample(list(built), min(256, len(built)))]
+        t1 = time.perf_counter()
+        lib.embedder.embed_passages(sample)
+        own_per_s = len(sample) / (time.perf_counter() - t1)
+        pooled = lib.config.chunking.pooled_unit_vectors
+        lib.close()
+    return {"chunks": len(built), "build_s": round(total_s, 1), "units_phase_s": round(units_s, 1),
+            "chunks_per_s": round(len(built) / total_s, 2), "embedder_own_passages_per_s": round(own_per_s, 2),
+            "with_units_vs_embedder": round(len(built) / total_s / own_per_s, 2),
+            "pooled_unit_vectors": pooled, "peak_rss_mb": peak_rss_mb()}
+
+
 # ---- part 2: growth ----------------------------------------------------------------------------
 
 def growth(sizes: list[int], n_queries: int) -> dict[str, Any]:
@@ -167,17 +214,25 @@ def markdown(report: dict[str, Any]) -> str:
     lines = [f"# End-to-end bench ({report['date']}, {'quick' if report['quick'] else 'full'} run)", "",
              "## Real libraries (fresh index, rerank off unless said)", "",
              "| library | chunks | build chunks/s | vs embedder alone | embedder share | units phase s | "
-             "index MB | search p50/p95 ms | ask p50/p95 ms | ask rerank on p50/p95 | cold ask s | "
-             "FTS5 trigram p50 | numpy dense p50 | peak RSS MB |",
-             "|---|---:|---:|---:|---:|---:|---:|---|---|---|---:|---:|---:|---:|"]
+             "with units vs embedder | index MB | search p50/p95 ms | ask p50/p95 ms | ask rerank on p50/p95 | "
+             "cold ask s | FTS5 trigram p50 | numpy dense p50 | peak RSS MB |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|---:|---:|---:|---:|"]
     for name, r in report["libraries"].items():
         b = r["build"]
         lines.append(
             f"| {name} | {r['chunks']} | {b['chunks_per_s']} | {b['index_vs_embedder']} | {b['embedder_share']} | "
-            f"{b['units_phase_s']} | {r['index_mb']} | {r['search_full_ms']['p50']}/{r['search_full_ms']['p95']} | "
+            f"{b['units_phase_s']} | {b.get('with_units_vs_embedder', '–')} | {r['index_mb']} | {r['search_full_ms']['p50']}/{r['search_full_ms']['p95']} | "
             f"{r['ask_ms']['p50']}/{r['ask_ms']['p95']} | {r['ask_rerank_on_ms']['p50']}/"
             f"{r['ask_rerank_on_ms']['p95']} | {r['cold_ask_s']} | {r['peer_fts5_trigram_ms']['p50']} | "
             f"{r['peer_numpy_dense_ms']['p50']} | {r['peak_rss_mb']} |")
+    if report.get("build"):
+        lines += ["", "## Index throughput (fresh index of real reworded text, answer units included)", "",
+                  "| chunks | build s | units phase s | chunks/s | embedder alone passages/s | ratio | "
+                  "pooled unit vectors | peak RSS MB |", "|---:|---:|---:|---:|---:|---:|---|---:|"]
+        for b in report["build"].values():
+            lines.append(f"| {b['chunks']} | {b['build_s']} | {b['units_phase_s']} | {b['chunks_per_s']} | "
+                         f"{b['embedder_own_passages_per_s']} | {b['with_units_vs_embedder']} | "
+                         f"{b['pooled_unit_vectors']} | {b['peak_rss_mb']} |")
     lines += ["", "## Growth (synthetic from the klipper chunks; warm search, ms)", "",
               "| chunks | vectors | lexical p50 | vector p50 | hybrid p50/p95 | full p50/p95 | FTS5 trigram p50 | "
               "numpy dense p50 | peak RSS MB |", "|---:|---|---:|---:|---|---|---:|---:|---:|"]
@@ -193,7 +248,10 @@ def markdown(report: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="samples only, 1k and 10k chunks, fewer questions")
-    ap.add_argument("--sizes", default="")
+    ap.add_argument("--sizes", default="", help="growth: library sizes searched (default 1k,10k,100k)")
+    ap.add_argument("--build-sizes", default="", help="index throughput: library sizes built (default 10k)")
+    ap.add_argument("--parts", default="libraries,build,growth", help="which parts to run (comma-separated)")
+    ap.add_argument("--build-one", help=argparse.SUPPRESS)  # child mode: "N" or "N pooled", JSON on stdout
     ap.add_argument("--one", help=argparse.SUPPRESS)  # child mode: one library, JSON on stdout
     ap.add_argument("--questions", type=int, default=30)
     ap.add_argument("--out", type=Path, default=HERE / "e2e.json")
@@ -201,19 +259,38 @@ def main(argv: list[str] | None = None) -> int:
     if args.one:
         print(json.dumps(one_library(args.one, args.questions)))
         return 0
+    if args.build_one:
+        n, *mode = args.build_one.split()
+        print(json.dumps(build_throughput(int(n), mode == ["pooled"])))
+        return 0
+    parts = set(args.parts.split(","))
+    if parts - {"libraries", "build", "growth"}:
+        ap.error(f"--parts: unknown {', '.join(sorted(parts - {'libraries', 'build', 'growth'}))}")
     names = ["samples"] if args.quick else list(LIBRARIES)
     sizes = [int(s) for s in args.sizes.split(",") if s] or ([1000, 10000] if args.quick else [1000, 10000, 100000])
-    report: dict[str, Any] = {"date": time.strftime("%Y-%m-%d %H:%M"), "quick": args.quick, "libraries": {}}
-    for name in names:
-        print(f"library {name}…", file=sys.stderr, flush=True)
-        run = subprocess.run([sys.executable, "-m", "bench.e2e", "--one", name, "--questions", str(args.questions)],
+    build_sizes = [int(s) for s in args.build_sizes.split(",") if s] or ([1000] if args.quick else [10000])
+    report: dict[str, Any] = {"date": time.strftime("%Y-%m-%d %H:%M"), "quick": args.quick, "libraries": {},
+                              "build": {}, "growth": {}}
+    if parts != {"libraries", "build", "growth"} and args.out.is_file():  # a partial run updates its parts
+        kept = json.loads(args.out.read_text(encoding="utf-8"))
+        report = {**report, **{k: v for k, v in kept.items() if k in ("libraries", "build", "growth")},
+                  "date": f"{kept.get('date')}; {'/'.join(sorted(parts))} {report['date']}"}
+    for part in parts:
+        report[part] = {}
+    children = [(f"library {n}", "libraries", n, ["--one", n]) for n in names if "libraries" in parts]
+    children += [(f"build {key}", "build", key, ["--build-one", key])  # units: a pass each, or pooled
+                 for n in build_sizes for key in (str(n), f"{n} pooled") if "build" in parts]
+    for label, part, key, child in children:  # each in its own process: peak RSS is its own
+        print(f"{label}…", file=sys.stderr, flush=True)
+        run = subprocess.run([sys.executable, "-m", "bench.e2e", *child, "--questions", str(args.questions)],
                              cwd=REPO, capture_output=True, text=True, timeout=3600)
         if run.returncode:
             print(run.stderr[-2000:], file=sys.stderr)
             return 1
-        report["libraries"][name] = json.loads(run.stdout.strip().splitlines()[-1])
-    print("growth…", file=sys.stderr, flush=True)
-    report["growth"] = growth(sizes, args.questions)
+        report[part][key] = json.loads(run.stdout.strip().splitlines()[-1])
+    if "growth" in parts:
+        print("growth…", file=sys.stderr, flush=True)
+        report["growth"] = growth(sizes, args.questions)
     args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     args.out.with_suffix(".md").write_text(markdown(report), encoding="utf-8")
     print(markdown(report))

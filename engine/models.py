@@ -162,6 +162,24 @@ def _pad(seqs: Sequence[Sequence[int]], pad_id: int) -> tuple[np.ndarray, np.nda
     return ids, mask
 
 
+def pool_spans(tokens: np.ndarray, offsets: np.ndarray, spans: Sequence[tuple[int, int]]) -> list[np.ndarray | None]:
+    """The L2-normalised mean of the token vectors (``tokens[k]`` for character range
+    ``offsets[k]``; special and padding tokens have an empty range) overlapping each span; None
+    for a span no token overlaps."""
+    starts, ends = offsets[:, 0], offsets[:, 1]
+    real = ends > starts
+    out: list[np.ndarray | None] = []
+    for a, b in spans:
+        sel = real & (starts < b) & (ends > a)
+        if not sel.any():
+            out.append(None)
+            continue
+        v = tokens[:len(offsets)][sel].mean(0)
+        n = float(np.linalg.norm(v))
+        out.append((v / n).astype(np.float32) if n > 0 else None)
+    return out
+
+
 # -------------------------------------------------------------------------- embedder
 class Embedder:
     """Sentence embeddings from an ONNX graph with inputs ``input_ids``/``attention_mask``
@@ -195,6 +213,7 @@ class Embedder:
             raise ModelError(f"{self.model_dir / 'model.onnx'} has unexpected inputs/outputs "
                              f"({sorted(names)} -> {outs}): {FIX} --force")
         self._feeds_type_ids = "token_type_ids" in names
+        self.pools_spans: bool = "token_embeddings" in outs  # embed_passages_pooled can work
         shape = next(o.shape for o in self._session.get_outputs() if o.name == "sentence_embedding")
         if not self.dim and isinstance(shape[-1], int):
             self.dim = int(shape[-1])
@@ -209,14 +228,28 @@ class Embedder:
 
     def encode_ids(self, texts: Sequence[str], prefix: str = "") -> list[list[int]]:
         """Token ids with specials, truncated to ``max_length`` (the final ``</s>`` is kept)."""
-        encs = self.tokenizer.encode_batch([prefix + t for t in texts])
+        return [ids for ids, _offsets in self._encode(texts, prefix)]
+
+    def _encode(self, texts: Sequence[str], prefix: str) -> list[tuple[list[int], np.ndarray]]:
+        """``encode_ids`` with each token's character range in ``prefix + text`` ([n, 2]; empty
+        for special tokens)."""
         out = []
-        for e in encs:
-            ids = list(e.ids)
+        for e in self.tokenizer.encode_batch([prefix + t for t in texts]):
+            ids, offsets = list(e.ids), np.asarray(e.offsets, dtype=np.int64).reshape(-1, 2)
             if len(ids) > self.max_length:
                 ids = ids[:self.max_length - 1] + ids[-1:]
-            out.append(ids)
+                offsets = np.concatenate([offsets[:self.max_length - 1], np.zeros((1, 2), np.int64)])
+            out.append((ids, offsets))
         return out
+
+    def _run(self, seqs: Sequence[Sequence[int]], outputs: list[str]) -> list[np.ndarray]:
+        """One padded batch through the graph."""
+        ids, mask = _pad(seqs, self.pad_id)
+        feed = {"input_ids": ids, "attention_mask": mask}
+        if self._feeds_type_ids:
+            feed["token_type_ids"] = np.zeros_like(ids)
+        with self._lock:
+            return self._session.run(outputs, feed)
 
     # -- vectors ------------------------------------------------------------------
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
@@ -257,14 +290,29 @@ class Embedder:
         else:
             batches = [np.arange(i, min(i + bs, n)) for i in range(0, n, bs)]
         for idx in batches:
-            ids, mask = _pad([seqs[i] for i in idx], self.pad_id)
-            feed = {"input_ids": ids, "attention_mask": mask}
-            if self._feeds_type_ids:
-                feed["token_type_ids"] = np.zeros_like(ids)
-            with self._lock:
-                vec = self._session.run(["sentence_embedding"], feed)[0]
-            out[idx] = vec
+            out[idx] = self._run([seqs[i] for i in idx], ["sentence_embedding"])[0]
         return out
+
+    def embed_passages_pooled(self, texts: Sequence[str], spans: Sequence[Sequence[tuple[int, int]]]
+                              ) -> tuple[np.ndarray, list[list[np.ndarray | None]]]:
+        """Passage vectors and, from the same forward pass, a vector for each character span
+        ``spans[i]`` of ``texts[i]`` ("late chunking"): the token vectors whose characters overlap
+        the span, averaged and L2-normalised. A span with no token inside the model's window
+        (past ``max_length``) gets None. Needs the graph's ``token_embeddings`` output
+        (``pools_spans``)."""
+        if not self.pools_spans:
+            raise ModelError(f"{self.model_dir / 'model.onnx'} has no token_embeddings output: {FIX} --force")
+        texts = list(texts)
+        shift = len(self.passage_prefix)
+        encoded = self._encode(texts, self.passage_prefix)
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        pooled: list[list[np.ndarray | None]] = [[] for _ in texts]
+        for idx in _batches_by_length([len(ids) for ids, _o in encoded], self.batch_size) if texts else []:
+            vecs, tokens = self._run([encoded[i][0] for i in idx], ["sentence_embedding", "token_embeddings"])
+            out[idx] = vecs
+            for row, i in enumerate(idx):
+                pooled[i] = pool_spans(tokens[row], encoded[i][1], [(a + shift, b + shift) for a, b in spans[i]])
+        return out, pooled
 
     def _embed(self, texts: Sequence[str], prefix: str) -> np.ndarray:
         if isinstance(texts, str):

@@ -36,7 +36,7 @@ import numpy as np
 
 from engine.config import Config, FilterConfig
 from engine.errors import IndexCorrupt
-from engine.index.build import EMBED_BATCH, BuildCancelled, BuildProgress, Indexer, embed_units, unit_cache_key
+from engine.index.build import EMBED_BATCH, BuildCancelled, BuildProgress, Indexer, UnitVectors, embed_units
 from engine.index.integrity import WriterLock
 from engine.index.rows import unit_sha
 from engine.index.snapshot import Snapshot
@@ -228,16 +228,21 @@ class Library:
                                        "searched, not rebuilt there")
         # one writer: threads of this process queue; another process is refused (IndexBusy)
         with self._build_lock, WriterLock(self.store.dir):
+            units = self._unit_vectors()
             indexer = Indexer(self.root, self.config, self.store, self.embedder, self._snap,
-                              self._expected_manifest())
+                              self._expected_manifest(), units)
             result, snap = indexer.run(report, check, rebuild)
             if snap is not None:
                 self._snap = snap
             if self._snap.chunks:  # answer units: embedded now, not while someone waits for an answer
-                from engine.answer.units import unit_texts  # the answer package loads on first use
-
-                embed_units(self.store, self.embedder, self._snap.chunks, unit_texts, report, check)
+                embed_units(self.store, self.embedder, self._snap.chunks, units, report, check, indexer.pooled)
             return result
+
+    def _unit_vectors(self) -> UnitVectors:
+        from engine.answer.units import unit_spans  # the answer package loads on first use
+
+        pooled = self.config.chunking.pooled_unit_vectors and bool(getattr(self.embedder, "pools_spans", False))
+        return UnitVectors(unit_spans, pooled, self.embedder.checksum)
 
     # ---- searching -------------------------------------------------------------------
 
@@ -338,7 +343,7 @@ class Library:
     def unit_vectors(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
         """Answer-unit vectors stored by the last build (text -> vector; missing ones absent)."""
         shas = {unit_sha(t): t for t in texts}
-        got = self.store.cached_embeddings(unit_cache_key(self.embedder.checksum), list(shas))
+        got = self.store.cached_embeddings(self._unit_vectors().key, list(shas))
         return {shas[sha]: vec for sha, vec in got.items()}
 
     def order_features(self, result: SearchResult, depth: int, rank_c: float) -> np.ndarray:
@@ -354,8 +359,8 @@ class Library:
 
     def _chunk_unit_vectors(self, chunk: Chunk) -> np.ndarray:
         """The stored vectors of a chunk's answer units (for the learned passage order); empty
-        until the build's units phase has stored them. Remembered per chunk id (the id names the
-        content) once complete."""
+        until the build has stored them. Remembered per chunk id (the id names the content) once
+        complete."""
         with self._chunk_units_lock:
             got = self._chunk_units.get(chunk.id)
             if got is not None:

@@ -19,6 +19,7 @@ class HashEmbedder:
     model_id = "test-hash"
     checksum = "test-hash-v1"
     dim = 384
+    pools_spans = True  # embed_passages_pooled: a span's vector is the vector of its own text
 
     def __init__(self, delay_s: float = 0.0):
         self.delay_s = delay_s
@@ -50,3 +51,7 @@ class HashEmbedder:
         if self.delay_s:
             time.sleep(self.delay_s * len(texts))
         return self.embed_queries(texts)
+
+    def embed_passages_pooled(self, texts: Sequence[str], spans: Sequence[Sequence[tuple[int, int]]]):
+        vecs = self.embed_passages(texts)
+        return vecs, [[self._vec(t[a:b]) for a, b in sp] for t, sp in zip(texts, spans)]

@@ -679,8 +679,9 @@ def test_unit_vectors_stored_at_index_time_are_used_and_only_the_rest_is_embedde
     assert np.allclose(got[0], 0.5) and emb.passage_calls == 1 and emb.passages_embedded == 1
 
 
-def test_a_build_stores_every_answer_unit_vector_and_answers_embed_none(tmp_path, write_library, fast_config):
-    from engine.answer.units import unit_texts
+@pytest.mark.parametrize("pooled", [True, False])
+def test_a_build_stores_every_answer_unit_vector_and_answers_embed_none(tmp_path, write_library, fast_config, pooled):
+    from engine.answer.units import unit_spans, unit_texts
     from engine.pipeline import Library
     from hash_embedder import HashEmbedder
 
@@ -689,11 +690,18 @@ def test_a_build_stores_every_answer_unit_vector_and_answers_embed_none(tmp_path
                    "- Open valve V3.\n",
         "fan.md": "# Fan\n\n## Belt\n\nThe belt tension is 40 N. Check it monthly.\n"})
     emb = HashEmbedder()
-    with Library.open(root, fast_config, tmp_path / "idx", embedder=emb) as lib:
+    config = fast_config.replace(**{"chunking.pooled_unit_vectors": pooled})
+    with Library.open(root, config, tmp_path / "idx", embedder=emb) as lib:
         lib.build()
         texts = [t for c in lib.all_chunks() for t in unit_texts(c)]
         assert texts and set(lib.unit_vectors(texts)) == set(texts)
-        assert np.allclose(lib.unit_vectors(texts[:1])[texts[0]], emb.embed_passages(texts[:1])[0], atol=1e-6)
+        # one encoder pass per chunk when pooled; a pass per unit on top otherwise
+        assert emb.passages_embedded == len(lib) + (0 if pooled else len(set(texts)))
+        chunk = lib.all_chunks()[0]
+        key, a, b = unit_spans(chunk)[0]
+        # pooled: the unit's own span of its chunk's pass; else a pass over the unit's text
+        want = emb._vec(chunk.search_text[a:b]) if pooled else emb.embed_passages([key])[0]
+        assert np.allclose(lib.unit_vectors([key])[key], want, atol=1e-6)
         before = emb.passages_embedded
         lib.ask("How often is the seal replaced?")
         assert emb.passages_embedded == before  # the answer's units came from the index

@@ -486,3 +486,35 @@ def test_register_sets_func():
                      (["models", "pack", "x.tgz"], cmd.cmd_pack), (["models", "unpack", "x.tgz"], cmd.cmd_unpack)):
         args = parser.parse_args(argv)
         assert args.func is fn
+
+
+def test_spans_are_pooled_from_the_passage_pass(tiny_embedder_dir: Path):
+    """Late chunking: one pass gives the passage vector and each span's (its tokens averaged)."""
+    e = Embedder(tiny_embedder_dir, threads=1, batch_size=2)
+    table = numpy_helper.to_array(onnx.load(str(tiny_embedder_dir / "model.onnx")).graph.initializer[0])
+    texts = ["press the red button . wait three seconds", "oil change", "reset the valve"]
+    spans = [[(0, 20), (23, 41), (8, 10)], [(0, 3)], [(6, 6)]]  # (8, 10): inside "the"; (6, 6): empty
+    runs = []
+    real = e._session.run
+    e._session = type("Counting", (), {"run": lambda self, *a: runs.append(1) or real(*a)})()
+    vecs, pooled = e.embed_passages_pooled(texts, spans)
+    assert len(runs) == 2  # one pass per batch, no pass per span
+    np.testing.assert_allclose(vecs, e.embed_passages(texts), atol=1e-6)
+    words = [["press", "the", "red", "button"], ["wait", "three", "seconds"], ["the"]], [["oil"]], [None]
+    for want_words, got in zip(words, pooled):
+        for w, v in zip(want_words, got):
+            if w is None:
+                assert v is None
+                continue
+            want = table[[e.tokenizer.token_to_id(x) for x in w]].mean(0)
+            np.testing.assert_allclose(v, want / np.linalg.norm(want), atol=1e-6)
+    short = Embedder(tiny_embedder_dir, threads=1, max_length=6)  # "passage:" + 3 words + </s>
+    _vecs, pooled = short.embed_passages_pooled([texts[0]], [[(0, 5), (23, 41)]])
+    assert pooled[0][0] is not None and pooled[0][1] is None  # past the window: no vector
+
+
+def test_a_graph_without_token_vectors_cannot_pool(tiny_embedder_dir: Path):
+    e = Embedder(tiny_embedder_dir, threads=1)
+    e.pools_spans = False
+    with pytest.raises(ModelError, match="token_embeddings"):
+        e.embed_passages_pooled(["oil change"], [[(0, 3)]])

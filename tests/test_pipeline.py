@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 
+import numpy as np
 import pytest
 
 from engine.config import Config, FilterConfig
@@ -69,14 +70,16 @@ def test_windows_are_separate_knobs(tmp_path, open_library, fast_config, write_l
     assert 1 <= len(primaries) <= 2  # one passage, plus at most one expansion
 
 
-def test_incremental_build_embeds_only_changed_chunks(tmp_path, open_library, write_library):
+@pytest.mark.parametrize("pooled", [False, True])
+def test_incremental_build_embeds_only_changed_chunks(tmp_path, open_library, write_library, fast_config, pooled):
     emb = HashEmbedder()
     root = write_library(tmp_path / "lib", DOCS)
-    library = open_library(root, embedder=emb)
+    library = open_library(root, embedder=emb, config=fast_config.replace(**{"chunking.pooled_unit_vectors": pooled}))
     library.build()
     first = emb.passages_embedded
     units_before = _unit_texts(library)
-    assert first == len(library) + len(units_before)  # each chunk, then each answer unit, once
+    # each chunk, then each answer unit, once; pooled: the units' vectors come with their chunk's pass
+    assert units_before and first == len(library) + (0 if pooled else len(units_before))
     report = library.build()  # nothing changed: nothing embedded, no new generation
     assert emb.passages_embedded == first
     assert report.unchanged == len(DOCS)
@@ -84,8 +87,45 @@ def test_incremental_build_embeds_only_changed_chunks(tmp_path, open_library, wr
     report = library.build()
     assert report.unchanged == len(DOCS) - 1
     new_units = _unit_texts(library) - units_before
-    assert new_units and emb.passages_embedded == first + len(library.chunks_of("valve.md")) + len(new_units)
+    assert new_units and emb.passages_embedded == (first + len(library.chunks_of("valve.md"))
+                                                   + (0 if pooled else len(new_units)))
+    assert set(library.unit_vectors(sorted(new_units))) == new_units
     assert "50 Nm" in library.search("bonnet bolts torque").hits[0].chunk.text
+
+
+def test_pooled_units_come_from_chunk_passes_even_for_an_index_built_without_them(
+        tmp_path, open_library, write_library, fast_config):
+    """Turning pooled unit vectors on over an index built with a pass per unit: the units phase
+    pools them from one pass per chunk, and a unit the model's window does not reach gets a
+    pass of its own."""
+    from engine.answer.units import unit_spans
+
+    class Windowed(HashEmbedder):  # a model window of 100 characters
+        def embed_passages_pooled(self, texts, spans):
+            vecs, pooled = super().embed_passages_pooled(texts, spans)
+            return vecs, [[v if b <= 100 else None for (_a, b), v in zip(sp, got)] for sp, got in zip(spans, pooled)]
+
+    root = write_library(tmp_path / "lib", DOCS)
+    open_library(root).build()  # the default: a pass per unit
+    emb = Windowed()
+    library = open_library(root, embedder=emb, config=fast_config.replace(**{"chunking.pooled_unit_vectors": True}))
+    library.build()
+    spans = {t: (c, a, b) for c in library.all_chunks() for t, a, b in unit_spans(c)}
+    beyond = {t for t, (_c, _a, b) in spans.items() if b > 100}
+    assert beyond and len(beyond) < len(spans)
+    assert emb.passages_embedded == len(library) + len(beyond)
+    got = library.unit_vectors(sorted(spans))
+    keys = {r[0] for r in library.store._q("SELECT DISTINCT model FROM embeddings WHERE model LIKE '%:units'")}
+    assert keys == {f"{emb.checksum}:pooled:units"}  # the per-unit vectors are forgotten
+    for t, (c, a, b) in spans.items():
+        want = emb.embed_queries([t])[0] if t in beyond else emb._vec(c.search_text[a:b])
+        assert np.allclose(got[t], want, atol=1e-6)
+    fresh = Windowed()  # a new index: units pooled during the embed phase, not pooled again after it
+    again = open_library(root, embedder=fresh, index_dir=tmp_path / "fresh",
+                         config=fast_config.replace(**{"chunking.pooled_unit_vectors": True}))
+    again.build()
+    assert fresh.passages_embedded == len(again) + len(beyond)
+    assert set(again.unit_vectors(sorted(spans))) == set(spans)
 
 
 def _unit_texts(library) -> set[str]:

@@ -77,6 +77,15 @@ def unit_texts(chunk: Chunk) -> list[str]:
     return [_embed_text(u, chunk) for u in split_units(chunk)]
 
 
+def unit_spans(chunk: Chunk) -> list[tuple[str, int, int]]:
+    """Each unit's key (``unit_texts``) and its character span in ``chunk.search_text``: the span
+    whose token vectors the chunk's own forward pass pools into the unit's vector."""
+    from engine.lang.units import split_units
+
+    base = len(chunk.search_text) - len(chunk.text) - chunk.char_start
+    return [(_embed_text(u, chunk), base + u.char_start, base + u.char_end) for u in split_units(chunk)]
+
+
 def _match_text(unit: Unit, chunk: Chunk) -> str:
     return f"{_headings(unit, chunk)} {unit.text}"
 

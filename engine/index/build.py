@@ -13,8 +13,8 @@ import hashlib
 import json
 import shutil
 import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -26,7 +26,8 @@ from engine.index.snapshot import Snapshot
 from engine.index.store import IndexStore
 from engine.types import Chunk, Document, IngestIssue, IngestReport
 
-__all__ = ["BuildCancelled", "BuildProgress", "EMBED_BATCH", "Indexer", "embed_units", "text_sha", "unit_cache_key"]
+__all__ = ["BuildCancelled", "BuildProgress", "EMBED_BATCH", "Indexer", "UnitVectors", "embed_units", "text_sha",
+           "unit_cache_key"]
 
 EMBED_BATCH = 64  # passages per embedder call during a build (cache commit + progress + cancel point)
 
@@ -58,6 +59,8 @@ class Indexer:
     embedder: Any
     current: Snapshot
     manifest: Mapping[str, Any]  # what the index records about models, tokenizer and chunker
+    units: UnitVectors | None = None  # pooled: unit vectors come with the embed phase
+    pooled: set[str] = field(default_factory=set)  # shas of the chunk texts whose units this run pooled
 
     def run(self, report: Report, check: Check, rebuild: bool) -> tuple[IngestReport, Snapshot | None]:
         """The build's report, and the new snapshot (None when nothing changed)."""
@@ -185,7 +188,12 @@ class Indexer:
 
     def embed_all(self, chunks: Sequence[Chunk], shas: Sequence[str], report: Report, check: Check) -> np.ndarray:
         texts = dict(zip(shas, (c.search_text for c in chunks)))  # sha -> text, first occurrence kept
-        embed_missing(self.store, self.embedder, self.embedder.checksum, texts, "embed", report, check)
+        units = None
+        if self.units is not None and self.units.pooled:
+            first = dict(zip(reversed(shas), reversed(chunks)))  # sha -> its first chunk
+            units = (self.units.key, {sha: self.units.spans(c) for sha, c in first.items()})
+        embed_missing(self.store, self.embedder, self.embedder.checksum, texts, "embed", report, check, units,
+                      self.pooled)
         vecs = self.store.cached_embeddings(self.embedder.checksum, texts)
         out = np.zeros((len(chunks), int(self.embedder.dim)), np.float32)
         for row, sha in enumerate(shas):
@@ -193,25 +201,55 @@ class Indexer:
         return out
 
 
-def unit_cache_key(checksum: str) -> str:
-    """The embedding cache's model key for answer units (kept apart from the chunks' vectors)."""
-    return f"{checksum}:units"
+@dataclass(frozen=True, slots=True)
+class UnitVectors:
+    """How the answer units' vectors are made and kept: ``spans(chunk)`` gives each unit's key
+    text and its character span in ``chunk.search_text`` (engine.answer.units.unit_spans);
+    ``pooled``: from the chunk's own forward pass (late chunking, during the embed phase), else
+    one pass per unit after the switch."""
+
+    spans: Callable[[Chunk], Sequence[tuple[str, int, int]]]
+    pooled: bool
+    checksum: str
+
+    @property
+    def key(self) -> str:
+        return unit_cache_key(self.checksum, self.pooled)
+
+
+def unit_cache_key(checksum: str, pooled: bool) -> str:
+    """The embedding cache's model key for answer units (kept apart from the chunks' vectors, and
+    pooled vectors apart from those of a pass of their own)."""
+    return f"{checksum}:pooled:units" if pooled else f"{checksum}:units"  # the store keeps "*:units"
 
 
 def embed_missing(store: IndexStore, embedder: Any, model_key: str, texts: Mapping[str, str], phase: str,
-                  report: Report, check: Check) -> int:
+                  report: Report, check: Check,
+                  units: tuple[str, Mapping[str, Sequence[tuple[str, int, int]]]] | None = None,
+                  pooled: set[str] | None = None) -> int:
     """Embed the ``texts`` (sha -> text) the cache does not hold, in batches (shortest first:
-    similar lengths batch well), each batch committed to the cache as it comes. Returns how many."""
+    similar lengths batch well), each batch committed to the cache as it comes. With ``units``
+    (cache key, sha -> the units' key texts and spans), each unit's vector is pooled from the same
+    forward pass and cached under that key (a unit seen in several passages keeps its first
+    vector), and the text's sha added to ``pooled``. Returns how many texts were embedded."""
     dim = int(embedder.dim)
     held = store.cached_shas(model_key, texts)
     todo = sorted(((sha, t) for sha, t in texts.items() if sha not in held), key=lambda kv: len(kv[1]))
     total = len(todo)
     report(BuildProgress(phase, 0, total, note=f"{len(held)} cached"))
     t0 = time.monotonic()
+    pooled_seen: set[str] = set()
     for i in range(0, total, EMBED_BATCH):
         check()
         part = todo[i:i + EMBED_BATCH]
-        vecs = np.asarray(embedder.embed_passages([t for _s, t in part]), dtype=np.float32)
+        if units is None:
+            vecs = np.asarray(embedder.embed_passages([t for _s, t in part]), dtype=np.float32)
+        else:
+            key, spans = units
+            vecs, rows = embed_pooled(embedder, [t for _s, t in part], [spans[s] for s, _t in part], pooled_seen)
+            store.put_embeddings(key, rows)
+            if pooled is not None:
+                pooled.update(s for s, _t in part)
         if vecs.shape != (len(part), dim):
             raise ValueError(f"embedder returned shape {vecs.shape}, expected ({len(part)}, {dim})")
         store.put_embeddings(model_key, [(s, v) for (s, _t), v in zip(part, vecs)])
@@ -219,25 +257,60 @@ def embed_missing(store: IndexStore, embedder: Any, model_key: str, texts: Mappi
     return total
 
 
+def embed_pooled(embedder: Any, texts: Sequence[str], spans: Sequence[Sequence[tuple[str, int, int]]],
+                 seen: set[str]) -> tuple[np.ndarray, list[tuple[str, np.ndarray]]]:
+    """One forward pass over ``texts``: their vectors, and (unit sha, vector) for every unit span
+    the model's window covers whose sha is not in ``seen`` (updated)."""
+    vecs, pooled = embedder.embed_passages_pooled(texts, [[(a, b) for _t, a, b in sp] for sp in spans])
+    rows = []
+    for sp, got in zip(spans, pooled):
+        for (t, _a, _b), v in zip(sp, got):
+            sha = unit_sha(t)
+            if v is not None and sha not in seen:
+                seen.add(sha)
+                rows.append((sha, v))
+    return np.asarray(vecs, dtype=np.float32), rows
+
+
 UNITS_DONE = "units_generation"  # info key: the generation whose answer units are all embedded
 
 
-def embed_units(store: IndexStore, embedder: Any, chunks: Sequence[Chunk],
-                unit_texts: Callable[[Chunk], Sequence[str]], report: Report, check: Check) -> int:
-    """After a switch: the vectors of every answer unit (``unit_texts(chunk)``, engine.answer.units)
-    computed now, not while a technician waits for an answer; the cache keeps only the current
-    ones. Returns how many were embedded (0 when this generation's units are already done). A
+def embed_units(store: IndexStore, embedder: Any, chunks: Sequence[Chunk], units: UnitVectors,
+                report: Report, check: Check, pooled: Collection[str] = ()) -> int:
+    """After a switch: the vectors of every answer unit the cache does not hold yet, computed now,
+    not while a technician waits for an answer; the cache keeps only the current ones. Pooled
+    units come from their chunk's forward pass (the embed phase already stored those of the
+    chunks it embedded, ``pooled``: their texts' shas; this pass covers chunks embedded before,
+    under another unit setting); a unit beyond the model's window, or every unit when not
+    pooled, gets a pass of its own.
+    Returns how many units were embedded (0 when this generation's units are already done). A
     cancel stops it; answers then embed what is missing, and the next build finishes it."""
-    key = unit_cache_key(embedder.checksum)
+    key = units.key
     done_for = f"{store.current_number()}:{key}"
     if store.get_info(UNITS_DONE) == done_for:
         return 0
-    texts = {unit_sha(t): t for c in chunks for t in unit_texts(c)}
+    spans = {c.id: units.spans(c) for c in chunks}
+    texts = {unit_sha(t): t for sp in spans.values() for t, _a, _b in sp}
     try:
-        embedded = embed_missing(store, embedder, key, texts, "units", report, check)
+        embedded = 0
+        if units.pooled:
+            held = store.cached_shas(key, texts)
+            todo = list({c.search_text: c for c in chunks if text_sha(c) not in pooled
+                         and any(unit_sha(t) not in held for t, _a, _b in spans[c.id])}.values())
+            report(BuildProgress("units", 0, len(todo), note=f"{len(texts) - len(held)} units to pool"))
+            t0, seen = time.monotonic(), set(held)
+            for i in range(0, len(todo), EMBED_BATCH):
+                check()
+                part = todo[i:i + EMBED_BATCH]
+                _vecs, rows = embed_pooled(embedder, [c.search_text for c in part], [spans[c.id] for c in part], seen)
+                store.put_embeddings(key, rows)
+                embedded += len(rows)
+                report(BuildProgress("units", i + len(part), len(todo), eta(t0, i + len(part), len(todo))))
+        embedded += embed_missing(store, embedder, key, texts, "units", report, check)
     except BuildCancelled:
         return 0
     store.prune_embeddings(key, keep=texts.keys())
+    store.drop_unit_vectors_except(key)
     store.set_info(UNITS_DONE, done_for)
     return embedded
 

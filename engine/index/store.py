@@ -381,6 +381,12 @@ class IndexStore:
             c.execute("DELETE FROM embeddings WHERE model=? AND text_sha NOT IN (SELECT value FROM json_each(?))",
                       (model, json.dumps(sorted(keep))))
 
+    def drop_unit_vectors_except(self, model: str) -> None:
+        """Forget the answer-unit vectors kept under any other key than ``model`` (another embedder,
+        another way of making them): only the current key's are ever read."""
+        with self._lock, self._write_transaction() as c:
+            c.execute("DELETE FROM embeddings WHERE model LIKE '%:units' AND model != ?", (model,))
+
     def import_embeddings(self, other_db: Path) -> int:
         """Copy another index's embedding cache into this one (same texts, same model, no re-embedding)."""
         with self._lock:
