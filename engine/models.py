@@ -297,9 +297,10 @@ class Embedder:
                               ) -> tuple[np.ndarray, list[list[np.ndarray | None]]]:
         """Passage vectors and, from the same forward pass, a vector for each character span
         ``spans[i]`` of ``texts[i]`` ("late chunking"): the token vectors whose characters overlap
-        the span, averaged and L2-normalised. A span with no token inside the model's window
-        (past ``max_length``) gets None. Needs the graph's ``token_embeddings`` output
-        (``pools_spans``)."""
+        the span, averaged and L2-normalised. Spans past the model's window (``max_length``) are
+        pooled from a further pass over the text from the first of them on (one pass per window,
+        not per span); a span no token overlaps gets None. Needs the graph's ``token_embeddings``
+        output (``pools_spans``)."""
         if not self.pools_spans:
             raise ModelError(f"{self.model_dir / 'model.onnx'} has no token_embeddings output: {FIX} --force")
         texts = list(texts)
@@ -312,6 +313,19 @@ class Embedder:
             out[idx] = vecs
             for row, i in enumerate(idx):
                 pooled[i] = pool_spans(tokens[row], encoded[i][1], [(a + shift, b + shift) for a, b in spans[i]])
+        reach = [int(offsets[:, 1].max(initial=shift)) - shift for _ids, offsets in encoded]  # last char seen
+        past = {i: [j for j, v in enumerate(got)  # missed, past the window: each window starts further on
+                    if v is None and spans[i][j][1] > max(spans[i][j][0], reach[i]) and spans[i][j][0] > 0]
+                for i, got in enumerate(pooled)}
+        past = {i: js for i, js in past.items() if js}
+        if past:  # the next window starts at the first span it did not reach
+            starts = {i: min(spans[i][j][0] for j in js) for i, js in past.items()}
+            _vecs, tails = self.embed_passages_pooled(
+                [texts[i][starts[i]:] for i in past],
+                [[(spans[i][j][0] - starts[i], spans[i][j][1] - starts[i]) for j in js] for i, js in past.items()])
+            for (i, js), got in zip(past.items(), tails):
+                for j, v in zip(js, got):
+                    pooled[i][j] = v
         return out, pooled
 
     def _embed(self, texts: Sequence[str], prefix: str) -> np.ndarray:

@@ -508,9 +508,15 @@ def test_spans_are_pooled_from_the_passage_pass(tiny_embedder_dir: Path):
                 continue
             want = table[[e.tokenizer.token_to_id(x) for x in w]].mean(0)
             np.testing.assert_allclose(v, want / np.linalg.norm(want), atol=1e-6)
-    short = Embedder(tiny_embedder_dir, threads=1, max_length=6)  # "passage:" + 3 words + </s>
-    _vecs, pooled = short.embed_passages_pooled([texts[0]], [[(0, 5), (23, 41)]])
-    assert pooled[0][0] is not None and pooled[0][1] is None  # past the window: no vector
+    short = Embedder(tiny_embedder_dir, threads=1, max_length=6)  # <s> passage : + 2 words + </s>
+    runs.clear()
+    short._session = type("Counting", (), {"run": lambda self, *a: runs.append(1) or real(*a)})()
+    _vecs, pooled = short.embed_passages_pooled([texts[0]], [[(0, 5), (23, 41), (29, 34)]])
+    # past the window: pooled from one more pass over "wait three seconds", whose window holds two words
+    assert len(runs) == 2
+    for got, w in zip(pooled[0], (["press"], ["wait", "three"], ["three"])):
+        want = table[[short.tokenizer.token_to_id(x) for x in w]].mean(0)
+        np.testing.assert_allclose(got, want / np.linalg.norm(want), atol=1e-6)
 
 
 def test_a_graph_without_token_vectors_cannot_pool(tiny_embedder_dir: Path):
