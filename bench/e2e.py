@@ -221,7 +221,8 @@ def markdown(report: dict[str, Any]) -> str:
         b = r["build"]
         lines.append(
             f"| {name} | {r['chunks']} | {b['chunks_per_s']} | {b['index_vs_embedder']} | {b['embedder_share']} | "
-            f"{b['units_phase_s']} | {b.get('with_units_vs_embedder', '–')} | {r['index_mb']} | {r['search_full_ms']['p50']}/{r['search_full_ms']['p95']} | "
+            f"{b['units_phase_s']} | {b.get('with_units_vs_embedder', '–')} | {r['index_mb']} | "
+            f"{r['search_full_ms']['p50']}/{r['search_full_ms']['p95']} | "
             f"{r['ask_ms']['p50']}/{r['ask_ms']['p95']} | {r['ask_rerank_on_ms']['p50']}/"
             f"{r['ask_rerank_on_ms']['p95']} | {r['cold_ask_s']} | {r['peer_fts5_trigram_ms']['p50']} | "
             f"{r['peer_numpy_dense_ms']['p50']} | {r['peak_rss_mb']} |")

@@ -80,7 +80,8 @@ class ChunkingConfig:
         "chunk's context and tell a passage's sentences apart less well, and the answers lose for it. "
         "klipper-manuals dev, shipped order/answerability models: full R@1 .618 -> .600, answerable "
         "abstention .018 -> .054; samples R@1 .742 -> .712, cited .924 -> .894 (refitting both models on "
-        "pooled vectors did worse: samples cited .818). For libraries too large to index twice over.",
+        "pooled vectors did worse: samples cited .818). For libraries too large to index twice over. Needs "
+        "a model graph with token vectors (as `fieldqa models build` writes); else a pass per unit.",
         False)
     max_file_mb: float = doc("Files larger than this are skipped and reported.", 50.0, range=(0.001, 100_000))
     pdf_timeout_s: float = doc("Time limit for parsing one PDF (in a subprocess).", 60.0, range=(0.1, 3600))

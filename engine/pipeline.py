@@ -340,10 +340,15 @@ class Library:
     def reranker_checksum(self) -> str | None:
         return self.reranker.checksum()
 
+    @property
+    def unit_vector_key(self) -> str:
+        """Names the answer-unit vectors this library reads (model, and pooled or not)."""
+        return self._unit_vectors().key
+
     def unit_vectors(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
         """Answer-unit vectors stored by the last build (text -> vector; missing ones absent)."""
         shas = {unit_sha(t): t for t in texts}
-        got = self.store.cached_embeddings(self._unit_vectors().key, list(shas))
+        got = self.store.cached_embeddings(self.unit_vector_key, list(shas))
         return {shas[sha]: vec for sha, vec in got.items()}
 
     def order_features(self, result: SearchResult, depth: int, rank_c: float) -> np.ndarray:

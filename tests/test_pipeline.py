@@ -128,6 +128,23 @@ def test_pooled_units_come_from_chunk_passes_even_for_an_index_built_without_the
     assert set(again.unit_vectors(sorted(spans))) == set(spans)
 
 
+def test_answers_read_the_unit_vectors_of_their_own_library(tmp_path, open_library, write_library, fast_config):
+    """Two libraries in one process, one pooled: the answer's in-memory cache never hands one the
+    other's unit vectors."""
+    from engine.answer.units import _CACHE, unit_spans
+
+    root = write_library(tmp_path / "lib", DOCS)
+    per_unit = open_library(root)
+    per_unit.build()
+    pooled = open_library(root, index_dir=tmp_path / "pooled",
+                          config=fast_config.replace(**{"chunking.pooled_unit_vectors": True}))
+    pooled.build()
+    key, _a, _b = unit_spans(per_unit.all_chunks()[0])[0]
+    a, b = _CACHE.passages(per_unit, [key])[0], _CACHE.passages(pooled, [key])[0]
+    assert np.allclose(a, per_unit.unit_vectors([key])[key]) and np.allclose(b, pooled.unit_vectors([key])[key])
+    assert not np.allclose(a, b)
+
+
 def _unit_texts(library) -> set[str]:
     from engine.answer.units import unit_texts
 

@@ -16,10 +16,12 @@ from engine.lang.units import Unit
 from engine.types import Chunk
 
 class _VectorCache:
-    """Unit vectors by (embedder checksum, embedded text), bounded, so a re-asked question costs
-    one query. Keyed by the model's checksum, never by object identity: another embedder can
-    never receive this one's vectors. Behind it, the vectors the library stored at index time
-    (``source.unit_vectors``); only what neither holds is embedded while the user waits."""
+    """Unit vectors by (the source's unit-vector key, embedded text), bounded, so a re-asked
+    question costs one query. The key names the model's checksum (and whether the vectors are
+    pooled), never an object's identity: another embedder, or a library that makes its unit
+    vectors the other way, can never receive this one's vectors. Behind it, the vectors the
+    library stored at index time (``source.unit_vectors``); only what neither holds is embedded
+    while the user waits."""
 
     def __init__(self, size: int = 4096):
         self.size = size
@@ -29,7 +31,8 @@ class _VectorCache:
         if not texts:
             return np.zeros((0, 1), np.float32)
         embedder = source.embedder
-        key = str(getattr(embedder, "checksum", "")) or f"id:{id(embedder)}"
+        # the stored vectors' own key when the source says it (pooled or not), else the model's
+        key = str(getattr(source, "unit_vector_key", "") or getattr(embedder, "checksum", "")) or f"id:{id(embedder)}"
         here: dict[str, np.ndarray] = {}
         for t in dict.fromkeys(texts):
             v = self.data.get((key, t))
