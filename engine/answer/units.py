@@ -75,9 +75,7 @@ def _embed_text(unit: Unit, chunk: Chunk) -> str:
 
 def unit_texts(chunk: Chunk) -> list[str]:
     """What is embedded for each unit of a chunk (the index stores these vectors ahead of time)."""
-    from engine.lang.units import split_units
-
-    return [_embed_text(u, chunk) for u in split_units(chunk)]
+    return [t for t, _a, _b in unit_spans(chunk)]
 
 
 def unit_spans(chunk: Chunk) -> list[tuple[str, int, int]]:

@@ -13,10 +13,10 @@ import hashlib
 import json
 import shutil
 import time
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 
@@ -29,6 +29,7 @@ from engine.types import Chunk, Document, IngestIssue, IngestReport
 __all__ = ["BuildCancelled", "BuildProgress", "EMBED_BATCH", "Indexer", "UnitVectors", "embed_units", "text_sha",
            "unit_cache_key"]
 
+T = TypeVar("T")
 EMBED_BATCH = 64  # passages per embedder call during a build (cache commit + progress + cancel point)
 
 
@@ -191,7 +192,8 @@ class Indexer:
         units = None
         if self.units is not None and self.units.pooled:
             first = dict(zip(reversed(shas), reversed(chunks)))  # sha -> its first chunk
-            units = (self.units.key, {sha: self.units.spans(c) for sha, c in first.items()})
+            spans = self.units.spans
+            units = (self.units.key, lambda sha: spans(first[sha]))  # read for the texts embedded only
         embed_missing(self.store, self.embedder, self.embedder.checksum, texts, "embed", report, check, units,
                       self.pooled)
         vecs = self.store.cached_embeddings(self.embedder.checksum, texts)
@@ -225,7 +227,7 @@ def unit_cache_key(checksum: str, pooled: bool) -> str:
 
 def embed_missing(store: IndexStore, embedder: Any, model_key: str, texts: Mapping[str, str], phase: str,
                   report: Report, check: Check,
-                  units: tuple[str, Mapping[str, Sequence[tuple[str, int, int]]]] | None = None,
+                  units: tuple[str, Callable[[str], Sequence[tuple[str, int, int]]]] | None = None,
                   pooled: set[str] | None = None) -> int:
     """Embed the ``texts`` (sha -> text) the cache does not hold, in batches (shortest first:
     similar lengths batch well), each batch committed to the cache as it comes. With ``units``
@@ -237,24 +239,30 @@ def embed_missing(store: IndexStore, embedder: Any, model_key: str, texts: Mappi
     todo = sorted(((sha, t) for sha, t in texts.items() if sha not in held), key=lambda kv: len(kv[1]))
     total = len(todo)
     report(BuildProgress(phase, 0, total, note=f"{len(held)} cached"))
-    t0 = time.monotonic()
     pooled_seen: set[str] = set()
-    for i in range(0, total, EMBED_BATCH):
-        check()
-        part = todo[i:i + EMBED_BATCH]
+    for part in in_batches(todo, phase, report, check):
         if units is None:
             vecs = np.asarray(embedder.embed_passages([t for _s, t in part]), dtype=np.float32)
         else:
             key, spans = units
-            vecs, rows = embed_pooled(embedder, [t for _s, t in part], [spans[s] for s, _t in part], pooled_seen)
+            vecs, rows = embed_pooled(embedder, [t for _s, t in part], [spans(s) for s, _t in part], pooled_seen)
             store.put_embeddings(key, rows)
             if pooled is not None:
                 pooled.update(s for s, _t in part)
         if vecs.shape != (len(part), dim):
             raise ValueError(f"embedder returned shape {vecs.shape}, expected ({len(part)}, {dim})")
         store.put_embeddings(model_key, [(s, v) for (s, _t), v in zip(part, vecs)])
-        report(BuildProgress(phase, i + len(part), total, eta(t0, i + len(part), total)))
     return total
+
+
+def in_batches(items: Sequence[T], phase: str, report: Report, check: Check) -> Iterator[Sequence[T]]:
+    """``items`` in batches of ``EMBED_BATCH``: a cancel point before each, progress after each."""
+    t0 = time.monotonic()
+    for i in range(0, len(items), EMBED_BATCH):
+        check()
+        part = items[i:i + EMBED_BATCH]
+        yield part
+        report(BuildProgress(phase, i + len(part), len(items), eta(t0, i + len(part), len(items))))
 
 
 def embed_pooled(embedder: Any, texts: Sequence[str], spans: Sequence[Sequence[tuple[str, int, int]]],
@@ -298,14 +306,11 @@ def embed_units(store: IndexStore, embedder: Any, chunks: Sequence[Chunk], units
             todo = list({c.search_text: c for c in chunks if text_sha(c) not in pooled
                          and any(unit_sha(t) not in held for t, _a, _b in spans[c.id])}.values())
             report(BuildProgress("units", 0, len(todo), note=f"{len(texts) - len(held)} units to pool"))
-            t0, seen = time.monotonic(), set(held)
-            for i in range(0, len(todo), EMBED_BATCH):
-                check()
-                part = todo[i:i + EMBED_BATCH]
+            seen = set(held)
+            for part in in_batches(todo, "units", report, check):
                 _vecs, rows = embed_pooled(embedder, [c.search_text for c in part], [spans[c.id] for c in part], seen)
                 store.put_embeddings(key, rows)
                 embedded += len(rows)
-                report(BuildProgress("units", i + len(part), len(todo), eta(t0, i + len(part), len(todo))))
         embedded += embed_missing(store, embedder, key, texts, "units", report, check)
     except BuildCancelled:
         return 0
