@@ -97,6 +97,12 @@ class RetrievalConfig:
         "Reciprocal rank fusion constant c in 1/(c + rank). 5, not the customary 60: chosen on train "
         "questions; on multi-dev hybrid R@5 is 0.967 at c=5, 0.958 at 20, 0.952 at 60 (lexical alone 0.960).",
         5, range=(0, 100_000))
+    lexical_sight_knee: float = doc(
+        "The lexical ranking's weight in the fusion is min(1, sight / this), sight being the IDF-weighted "
+        "share of the question's terms the index holds (near 0 for a question in another language than "
+        "the manuals: its lexical list is noise then); 0 = plain RRF. 0.5, chosen on the train splits "
+        "(hybrid R@1 plain -> 0.5: klipper-manuals .568 -> .600, piaf-fr .703 -> .713, cmrc-zh and "
+        "drcd-zh-hant unchanged; the power rule sight**1 lost drcd-zh-hant .835 -> .785).", 0.5, range=(0.0, 1.0))
     fused_window: int = doc("How many fused candidates survive fusion.", 50, range=(1, 100_000))
     rerank: bool = doc(
         "Run the cross-encoder stage. Off by default: the shipped fieldqa-reranker lifts multi-dev R@1 "

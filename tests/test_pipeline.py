@@ -329,6 +329,37 @@ def test_cli_search_escapes_control_characters(tmp_path, write_library, capsys, 
     assert "fieldqa index" in capsys.readouterr().err
 
 
+def test_fusion_weighs_the_lexical_ranking_by_what_it_sees_of_the_question(tmp_path, open_library, fast_config,
+                                                                          write_library):
+    from engine.search.fusion import fuse_rrf
+
+    root = write_library(tmp_path / "lib", DOCS)
+    q = "Dichtung pump ersetzen"  # most of its weight is in words no manual uses
+    c = fast_config.retrieval.rrf_c
+
+    def fused(knee):
+        lib = open_library(root, config=fast_config.replace(**{"retrieval.lexical_sight_knee": knee}),
+                           index_dir=tmp_path / f"index{knee}")
+        lib.build()
+        tr = lib.search(q, mode="hybrid").trace
+        branches = [[r.chunk_id for r in tr.stage(n).ranked] for n in ("lexical", "vector")]
+        return lib, branches, tr.stage("fused")
+
+    lib, branches, stage = fused(0.5)
+    sight = lib.lexical_sight(q)
+    assert 0 < sight < 0.25 and branches[0]  # the lexical branch found something with the one word it knows
+    weighted = fuse_rrf(branches, c=c, weights=[sight / 0.5, 1.0])
+    assert [(r.chunk_id, round(r.score, 9)) for r in stage.ranked] == [(i, round(s, 9)) for i, s in weighted]
+    assert f"lexical weight {sight / 0.5:.2f}" in stage.note
+    _lib, plain_branches, plain = fused(0.0)  # plain RRF: weights 1, 1, and the trace says nothing
+    assert plain_branches == branches and "lexical weight" not in plain.note
+    assert [(r.chunk_id, round(r.score, 9)) for r in plain.ranked] == [(i, round(s, 9)) for i, s in fuse_rrf(branches, c=c)]
+    assert [r.score for r in plain.ranked] != [r.score for r in stage.ranked]
+    # a question in the manuals' words keeps the full weight
+    assert lib.lexical_sight("replace the mechanical seal") > 0.5
+    assert "lexical weight" not in lib.search("replace the mechanical seal", mode="hybrid").trace.stage("fused").note
+
+
 def test_a_named_device_outranks_the_same_text_about_another_device(tmp_path, open_library, write_library):
     body = "## Lid\n\nTighten the lid screws crosswise to {} N·m.\n"
     root = write_library(tmp_path / "dev", {

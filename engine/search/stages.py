@@ -104,17 +104,32 @@ def _branches(snap: Snapshot, question: str, mode: Mode, mask: np.ndarray, confi
     return lex, vec, qvec
 
 
+def lexical_weight(snap: Snapshot, question: str, knee: float) -> float:
+    """The lexical ranking's weight in the fusion: ``min(1, sight / knee)``, where ``sight``
+    (engine.index.lexical) is the IDF-weighted share of the question's terms the index holds. A
+    question in another language than the manuals shares only its identifiers with them (sight
+    near 0) and its lexical list is mostly noise; a question in their language (sight above the
+    knee) keeps the full weight. ``knee`` 0: plain RRF."""
+    if knee <= 0 or snap.lexical is None:
+        return 1.0
+    return min(1.0, float(snap.lexical.sight(question)) / knee)
+
+
 def _fuse(snap: Snapshot, question: str, lex: Pairs, vec: Pairs, config: Config, stages: list[Stage]) -> Pairs:
     rc = config.retrieval
     t = time.perf_counter()
     rankings = [[c for c, _ in lex], [c for c, _ in vec]]
+    weights = [lexical_weight(snap, question, rc.lexical_sight_knee), 1.0]
     note = f"rrf c={rc.rrf_c}"
+    if weights[0] != 1.0:
+        note += f"; lexical weight {weights[0]:.2f} (what it can see of the question)"
     named = mentioned(question, snap.known_codes)
     if named:  # a third ranking: candidates from documents about the device the question names
-        order = [c for c, _ in fuse_rrf(rankings, c=rc.rrf_c)]
+        order = [c for c, _ in fuse_rrf(rankings, c=rc.rrf_c, weights=weights)]
         rankings.append([c for c in order if snap.device_codes[snap.chunk_of(c).path] & named])
+        weights.append(1.0)
         note += f"; device ranking for {', '.join(sorted(named))}: {len(rankings[-1])} candidates"
-    fused = [(cid, float(s)) for cid, s in fuse_rrf(rankings, c=rc.rrf_c)][:rc.fused_window]
+    fused = [(cid, float(s)) for cid, s in fuse_rrf(rankings, c=rc.rrf_c, weights=weights)][:rc.fused_window]
     stages.append(_stage("fused", fused, rc.fused_window, t, note))
     return fused
 
