@@ -3,8 +3,9 @@
 1. eligibility mask (engine.search.eligibility), passed *into* both branches;
 2. lexical: ``LexicalIndex.search(q, lexical_depth, eligible=mask)``;
 3. vector: ``VectorIndex.search(embed(q), vector_depth, eligible=mask)``;
-4. fused: reciprocal rank fusion, one candidate per chunk id, top ``fused_window`` (a third
-   ranking when the question names a device code some document is about: engine.search.devices);
+4. fused: reciprocal rank fusion, one candidate per chunk id, top ``fused_window``; the lexical
+   ranking weighs what it can see of the question (``lexical_weight``), and a third ranking
+   joins when the question names a device code some document is about (engine.search.devices);
 5. order: the top ``rerank_input`` fused candidates in the learned passage order
    (engine.search.order; off without a fitted model: the fused order is kept);
 6. rerank: the cross-encoder over those candidates (engine.search.rerank);
