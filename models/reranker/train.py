@@ -123,6 +123,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--init-from", type=Path, default=None,
                     help="start from this delta folder (a previous run: same --layers and --head) "
                          "instead of the untrained first layers")
+    ap.add_argument("--manual-groups", type=Path, default=None,
+                    help="groups from a manuals train split (manual_groups.py): trained on next to the "
+                         "Wikipedia groups, their held-out files added to the checkpoint selection")
+    ap.add_argument("--manual-repeat", type=int, default=1,
+                    help="each manual group is trained on this many times (other negatives each time)")
+    ap.add_argument("--select-on", choices=("all", "manual"), default="all",
+                    help="checkpoint selection: R@1 over every held-out question, or the manual ones only")
     ap.add_argument("--max-minutes", type=float, default=0.0,
                     help="stop training after this wall time (0 = no limit); recorded in delta.json")
     a = ap.parse_args(argv)
@@ -173,6 +180,28 @@ def main(argv: list[str] | None = None) -> int:
         per_set_counts[s] = {"train_groups_available": n_tr, "heldout": n_val}
     rng.shuffle(train)
     train = train[:a.groups]
+    manual_val: list[dict] = []
+    if a.manual_groups is not None:
+        n_tr = 0
+        for line in a.manual_groups.read_text(encoding="utf-8").splitlines():
+            g = json.loads(line)
+            gold = [i for i in g["gold"] if i < len(g["passages"])]
+            if g["held_out"]:
+                top = list(range(min(10, len(g["passages"]))))
+                if any(i in top for i in gold):
+                    manual_val.append({"gold": frozenset(gold), "cands": top, "seqs": [
+                        encode_pair(tok, g["question"], g["passages"][i], a.max_length) for i in top]})
+                continue
+            negs = [p for i, p in enumerate(g["passages"]) if i not in gold]
+            if not gold or len(negs) < a.negatives:
+                continue
+            for _ in range(a.manual_repeat):
+                pos = g["passages"][rng.choice(gold)]
+                train.append((g["question"], [pos] + rng.sample(negs, a.negatives)))
+                n_tr += 1
+        per_set_counts[a.manual_groups.name] = {"train_groups": n_tr, "heldout": len(manual_val)}
+        val += manual_val
+        rng.shuffle(train)
     print(f"groups: {len(train)} train, {len(val)} held-out; {per_set_counts}", flush=True)
 
     model = CrossEncoderModel(w, a.layers, head=a.head)
@@ -202,11 +231,14 @@ def main(argv: list[str] | None = None) -> int:
 
     history = []
     base = evaluate(model, val) if val and a.eval_before else {}
+    if base and manual_val:
+        base.update({f"manual_{k}": v for k, v in evaluate(model, manual_val).items()})
     if base:
         print(f"held-out before training: {base}", flush=True)
+    selected = "manual_rerank_r1" if a.select_on == "manual" and manual_val else "rerank_r1"
     stopped_early = False
     # continuing a run: the starting point stays the choice unless training beats it (step 0)
-    best = (base["rerank_r1"], 0, copy.deepcopy(model.state_dict())) if base and a.init_from else (-1.0, 0, None)
+    best = (base[selected], 0, copy.deepcopy(model.state_dict())) if base and a.init_from else (-1.0, 0, None)
     t_train = time.perf_counter()
     losses = []
     for step in range(steps):
@@ -229,9 +261,11 @@ def main(argv: list[str] | None = None) -> int:
         out_of_time = a.max_minutes > 0 and time.perf_counter() - t_train > a.max_minutes * 60
         if (step + 1 in eval_at or out_of_time) and val:
             m = evaluate(model, val)
+            if manual_val:
+                m.update({f"manual_{k}": v for k, v in evaluate(model, manual_val).items()})
             history.append({"step": step + 1, "loss": float(np.mean(losses[-50:])), **m})
             print(f"held-out at step {step + 1}: {m}", flush=True)
-            if m["rerank_r1"] > best[0]:
+            if m[selected] > best[0]:
                 best = (m["rerank_r1"], step + 1, copy.deepcopy(model.state_dict()))
         if out_of_time:
             stopped_early = True
@@ -272,7 +306,9 @@ def main(argv: list[str] | None = None) -> int:
         "training": {
             "command": "python models/reranker/train.py " + " ".join(sys.argv[1:] if argv is None else argv),
             "args": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(a).items()},
-            "data": {s: f"{EVAL_DIR.name}/{s}/questions.train.tsv" for s in SETS} | {"groups": per_set_counts},
+            "data": {s: f"{EVAL_DIR.name}/{s}/questions.train.tsv" for s in SETS} | {"groups": per_set_counts}
+                    | ({"manual_groups": str(a.manual_groups)} if a.manual_groups is not None else {}),
+            "selected_on": selected,
             "train_groups": len(train), "steps": steps,
             "heldout_before": base, "heldout_history": history, "selected_step": best[1], "stopped_by_time_budget": stopped_early,
             "train_seconds": round(train_s, 1), "total_seconds": round(time.perf_counter() - t_start, 1),
