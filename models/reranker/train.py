@@ -102,7 +102,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--layers", type=int, default=3)
     ap.add_argument("--per-set", type=int, default=1000, help="train questions sampled per set")
-    ap.add_argument("--groups", type=int, default=2400, help="training groups (one optimizer step = --batch groups)")
+    ap.add_argument("--groups", type=int, default=2400,
+                    help="Wikipedia training groups kept (--manual-groups come on top; a step = --batch groups)")
     ap.add_argument("--negatives", type=int, default=7)
     ap.add_argument("--pool", type=int, default=20, help="negatives come from the top POOL first-stage candidates")
     ap.add_argument("--batch", type=int, default=2, help="groups per step")
@@ -200,9 +201,16 @@ def main(argv: list[str] | None = None) -> int:
                 train.append((g["question"], [pos] + rng.sample(negs, a.negatives)))
                 n_tr += 1
         per_set_counts[a.manual_groups.name] = {"train_groups": n_tr, "heldout": len(manual_val)}
-        val += manual_val
         rng.shuffle(train)
-    print(f"groups: {len(train)} train, {len(val)} held-out; {per_set_counts}", flush=True)
+    print(f"groups: {len(train)} train, {len(val) + len(manual_val)} held-out; {per_set_counts}", flush=True)
+
+    def held_out_r1(model: CrossEncoderModel) -> dict[str, float]:
+        """R@1 over every held-out question, and over the manual ones apart (``manual_*``)."""
+        parts = [(v, evaluate(model, v)) for v in (val, manual_val) if v]
+        out = {k: sum(len(v) * m[k] for v, m in parts) / sum(len(v) for v, _m in parts) for k in parts[0][1]}
+        if manual_val:
+            out |= {f"manual_{k}": x for k, x in parts[-1][1].items()}
+        return out
 
     model = CrossEncoderModel(w, a.layers, head=a.head)
     del w
@@ -230,9 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     eval_at = {round(steps * (i + 1) / a.evals) for i in range(a.evals)}
 
     history = []
-    base = evaluate(model, val) if val and a.eval_before else {}
-    if base and manual_val:
-        base.update({f"manual_{k}": v for k, v in evaluate(model, manual_val).items()})
+    base = held_out_r1(model) if (val or manual_val) and a.eval_before else {}
     if base:
         print(f"held-out before training: {base}", flush=True)
     selected = "manual_rerank_r1" if a.select_on == "manual" and manual_val else "rerank_r1"
@@ -259,14 +265,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"step {step + 1}/{steps} loss {np.mean(losses[-25:]):.4f} "
                   f"({el / (step + 1):.2f}s/step, eta {el / (step + 1) * (steps - step - 1) / 60:.1f} min)", flush=True)
         out_of_time = a.max_minutes > 0 and time.perf_counter() - t_train > a.max_minutes * 60
-        if (step + 1 in eval_at or out_of_time) and val:
-            m = evaluate(model, val)
-            if manual_val:
-                m.update({f"manual_{k}": v for k, v in evaluate(model, manual_val).items()})
+        if (step + 1 in eval_at or out_of_time) and (val or manual_val):
+            m = held_out_r1(model)
             history.append({"step": step + 1, "loss": float(np.mean(losses[-50:])), **m})
             print(f"held-out at step {step + 1}: {m}", flush=True)
             if m[selected] > best[0]:
-                best = (m["rerank_r1"], step + 1, copy.deepcopy(model.state_dict()))
+                best = (m[selected], step + 1, copy.deepcopy(model.state_dict()))
         if out_of_time:
             stopped_early = True
             print(f"time budget reached after step {step + 1}/{steps}", flush=True)
