@@ -42,7 +42,7 @@ def groups(lib: Library, questions, pool: int = 20, holdout_every: int = 5) -> I
     for q in questions:
         if not q.targets:
             continue
-        ids = {c.id for t in q.targets for c in gold.hits(t)}
+        ids = gold.hit_ids(q.targets)
         head = [h.chunk for h in lib.search(q.text, mode="hybrid").hits[:pool]]
         if not any(c.id in ids for c in head):
             head = [lib.chunk(i) for i in sorted(ids)][:2] + head[:pool - 2]
