@@ -803,6 +803,23 @@ def test_table_rows_carry_their_header_and_safety_comes_first():
     assert a.claims[0].safety and "carbon monoxide" in a.claims[0].text
 
 
+def test_the_device_code_in_a_question_does_not_pick_the_overview_sentence():
+    from engine.answer.scoring import content_question
+
+    assert content_question("Which oil goes into the BR-20?", {"BR-20"}) == "Which oil goes into the ?"
+    assert content_question("What is the BR-20?", {"BR-20"}) is None  # nothing else asked
+    assert content_question("Which oil goes in?", {"BR-20"}) is None  # no device named
+    # every passage of the manual names its device: the overview sentence, which names it most,
+    # must not outrank the one that answers
+    lib = FakeLibrary({"c.md": (meta("c", models=("BR-20",), title="BR-20 compressor"),
+                                "# BR-20 compressor\n\n## Overview\n\nThe BR-20 is the BR-20 screw unit of "
+                                "the BR-20 range.\n\n## Lubrication\n\nFill the oil circuit with 9 litres of "
+                                "synthetic oil BR-OIL 46.\n")})
+    a = ask(lib, "Which oil goes into the BR-20?", k=2)
+    assert "BR-OIL 46" in a.claims[0].text
+    assert_verbatim(lib, a)
+
+
 def test_a_condition_at_the_top_of_a_section_travels_with_an_answer_from_its_last_paragraph(
         tmp_path, write_library, open_library, fast_config):
     filler = " ".join(f"The pump housing has feature number {i} which is described here." for i in range(12))

@@ -1,12 +1,22 @@
 """Scoring every unit of the final context for the question (the Assessment): cosine of the
 question and unit vectors, plus the share of the question's content words it holds, exact codes
 shared, an answer type given, and the passage's rank; minus instructions to the system and
-documents about another device than the one the question names."""
+documents about another device than the one the question names.
+
+A device's model code in the question says which manual to read, not which of its statements
+answers: every passage of that manual shares it, and an overview sentence that names the device
+("The BR-20 is a 15 kW screw compressor") is closest to any question about it. The cosine that
+ranks units is therefore taken with the question less the codes of the devices the context's
+documents are about (``content_question``), as the lexical share already counts content words
+only; the plain question's cosine stays the evidence measure (``ScoredUnit.cosine``)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+
+import re
+import unicodedata
 
 import numpy as np
 
@@ -104,6 +114,20 @@ def content_terms(question: str, device_words: set[str]) -> set[str]:
     return terms(question) - device_words
 
 
+_TOKEN = re.compile(r"[\w][\w./-]*\w|\w")
+
+
+def content_question(question: str, device_codes: set[str]) -> str | None:
+    """``question`` less the device codes it names (``device_vocabulary``'s codes), or None when
+    it names none or nothing else would be left to ask."""
+    text = unicodedata.normalize("NFKC", question)
+    kept = _TOKEN.sub(lambda m: "" if m.group(0).upper() in device_codes else m.group(0), text)
+    if kept == text:
+        return None
+    kept = re.sub(r"\s{2,}", " ", kept).strip()
+    return kept if terms(kept) else None
+
+
 def assess(question: str, result: SearchResult, library, config: Config,
            extra: Sequence[tuple[Chunk, int]] = ()) -> Assessment:
     """Score every unit of the final context (and of ``extra`` (chunk, anchor rank) pairs)."""
@@ -127,10 +151,12 @@ def assess(question: str, result: SearchResult, library, config: Config,
     qv = question_vector(library, question, result.query_vector if result.question == question else None)
     uv = _CACHE.passages(library, [_embed_text(u, c) for u, c, _ in units])
     cos = uv @ qv
+    content = content_question(question, device_codes)
+    ranking_cos = cos if content is None else uv @ question_vector(library, content)
     expected = expected_types(question)
     scored = []
     pieces = []  # (text, values) of the clean units about the named device, for the answer types
-    for (u, c, rank), cs in zip(units, cos):
+    for (u, c, rank), cs, rc in zip(units, cos, ranking_cos):
         mt = _match_text(u, c)
         overlap = len(q_terms & terms(mt)) / len(q_terms) if q_terms else 0.0
         shared = min(2, len(q_exact & _exact_tokens(mt)))
@@ -139,7 +165,7 @@ def assess(question: str, result: SearchResult, library, config: Config,
         typed = bool(expected) and len(unanswered(expected, [piece])) < len(expected)
         if expected and not flag and c.path not in off_device:
             pieces.append(piece)
-        score = (float(cs) + W_LEXICAL * overlap + W_CODE * shared + rank_prior(rank)
+        score = (float(rc) + W_LEXICAL * overlap + W_CODE * shared + rank_prior(rank)
                  + (W_TYPE if typed else 0.0)
                  - (FLAG_PENALTY if flag else 0.0) - (W_OFF_DEVICE if c.path in off_device else 0.0))
         scored.append(ScoredUnit(u, c, rank, float(cs), overlap, shared, score, states_condition(u, c), flag,
