@@ -14,7 +14,10 @@ crash or an out-of-memory becomes an ingestion issue of that one file.
 rows as ``cell | cell``), pages separated by a blank line, ``page_starts`` giving
 each page's first offset. Line numbers of a PDF chunk are lines of that text. A page set in two
 columns reads left column then right column (``reading_order``: the gutter found from the text
-runs' x positions), not as a two-cell table of half-lines.
+runs' x positions), not as a two-cell table of half-lines. Running headers and footers (a line at
+the top or bottom of most pages that says the same thing, page numbers aside) are page furniture,
+not text: kept where they first appear, left out of every later page (``page_furniture``), so a
+paragraph running across a page break is not cut by "Service manual — page 12".
 """
 
 from __future__ import annotations
@@ -96,8 +99,8 @@ def build_blocks(data: dict) -> Parsed | PdfFailure:
     head_sizes = sorted({round(ln["s"], 1) for lines in pages for ln in lines
                          if _is_heading_line(ln, body)}, reverse=True)
     writer = _PageWriter(body, {s: min(6, i + 1) for i, s in enumerate(head_sizes)})
-    for pno, lines in enumerate(pages, start=1):
-        writer.page(pno, lines)
+    for pno, (lines, furniture) in enumerate(zip(pages, page_furniture(pages)), start=1):
+        writer.page(pno, [ln for k, ln in enumerate(lines) if k not in furniture])
     text = "".join(writer.parts)
     if not text.strip():
         return PdfFailure(_NO_TEXT)
@@ -168,6 +171,43 @@ class _PageWriter:
                 para.append((start, self.size, line_no))
             prev_y = ln["y"]
         flush()
+
+
+FURNITURE_BAND = 2  # lines at the top and at the bottom of a page where running headers and footers sit
+
+
+def page_furniture(pages: list[list[dict]]) -> list[set[int]]:
+    """Per page, the indices of the lines that repeat a running header or footer.
+
+    A line is furniture when it sits among the ``FURNITURE_BAND`` highest or lowest lines of its
+    page, is not part of a table, and says the same thing (digits masked: page numbers, "3 / 40")
+    in that band on at least half of the pages (three at least: two pages cannot tell). Its first
+    appearance stays (a title on page 1 is still the title); the repeats are returned."""
+    if len(pages) < 3:
+        return [set() for _ in pages]
+    bands: list[dict[int, str]] = []
+    counts: Counter[str] = Counter()
+    for lines in pages:
+        by_height = sorted(range(len(lines)), key=lambda k: lines[k]["y"])
+        table = _table_runs(lines)
+        band = {k: _furniture_key(lines[k]["t"]) for k in {*by_height[:FURNITURE_BAND], *by_height[-FURNITURE_BAND:]}
+                if k not in table}
+        bands.append({k: v for k, v in band.items() if v})
+        counts.update(set(bands[-1].values()))
+    running = {v for v, c in counts.items() if c >= max(3, math.ceil(len(pages) / 2))}
+    seen: set[str] = set()
+    out: list[set[int]] = []
+    for band in bands:
+        drop = set()
+        for k, v in sorted(band.items()):
+            if v in running:
+                (drop.add(k) if v in seen else seen.add(v))
+        out.append(drop)
+    return out
+
+
+def _furniture_key(text: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"\d+", "#", text.strip().casefold()))
 
 
 def _is_heading_line(ln: dict, body: float) -> bool:

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from bench.badfiles import bomb_pdf, raw_pdf
 
-__all__ = ["bomb_pdf", "encrypted_pdf", "manual_pdf", "no_text_pdf", "raw_pdf", "two_column_pdf"]
+__all__ = ["bomb_pdf", "encrypted_pdf", "manual_pdf", "no_text_pdf", "raw_pdf", "running_header_pdf",
+           "two_column_pdf"]
 
 
 def manual_pdf(path: Path, pages: int = 2) -> Path:
@@ -28,6 +29,32 @@ def manual_pdf(path: Path, pages: int = 2) -> Path:
                 for cell in row:
                     pdf.cell(50, 6, cell)
                 pdf.ln()
+    pdf.output(str(path))
+    return path
+
+
+def running_header_pdf(path: Path, pages: int = 4) -> Path:
+    """A manual whose every page has a running header (its title), a footer with the page number,
+    and a paragraph that runs on from one page to the next."""
+    from fpdf import FPDF
+
+    class Manual(FPDF):
+        def header(self) -> None:
+            self.set_font("helvetica", size=9)
+            self.cell(0, 8, "Corvid RX-7 service manual", new_x="LMARGIN", new_y="NEXT")
+
+        def footer(self) -> None:
+            self.set_y(-15)
+            self.set_font("helvetica", size=9)
+            self.cell(0, 8, f"Page {self.page_no()} of {pages}")
+
+    pdf = Manual()
+    pdf.set_auto_page_break(True, margin=20)
+    pdf.add_page()
+    pdf.set_font("helvetica", size=11)
+    for p in range(1, pages + 1):
+        pdf.multi_cell(0, 6, f"Step {p}: loosen the clamp bolts of stage {p} and check the seal faces. " * 40)
+        pdf.ln(2)
     pdf.output(str(path))
     return path
 

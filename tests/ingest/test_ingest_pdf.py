@@ -5,12 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from pdf_support import LEFT_COLUMN, RIGHT_COLUMN, bomb_pdf, manual_pdf, raw_pdf, two_column_pdf
+from pdf_support import (LEFT_COLUMN, RIGHT_COLUMN, bomb_pdf, manual_pdf, raw_pdf, running_header_pdf,
+                         two_column_pdf)
 
 from engine.config import ChunkingConfig
 from engine.ingest import read_document
 from engine.ingest.chunking import approx_counter, chunk_document
-from engine.ingest.pdf import PdfFailure, parse_pdf, reading_order
+from engine.ingest.pdf import PdfFailure, page_furniture, parse_pdf, reading_order
 from engine.types import IngestIssue
 
 
@@ -35,6 +36,34 @@ def test_pdf_pages_headings_and_table_rows(lib: Path) -> None:
     assert second[0].location == "guide.pdf:p2"
     table = [c for c in chunks if "Impeller nut | M16 | 38" in c.text]
     assert table and "Fastener | Size | Torque (Nm)" in table[0].context
+
+
+def test_running_headers_and_page_numbers_are_not_text(lib: Path) -> None:
+    path = running_header_pdf(lib / "rx7.pdf")
+    got = read_document(lib, path, ChunkingConfig())
+    assert not isinstance(got, IngestIssue), got
+    doc, blocks = got
+    assert len(doc.page_starts) >= 3
+    assert doc.text.count("Corvid RX-7 service manual") == 1  # kept where it first appears
+    assert doc.text.count("Page ") == 1 and "Page 2 of" not in doc.text
+    chunks = chunk_document(doc, blocks, approx_counter(), ChunkingConfig(max_tokens=120))
+    assert all(doc.text[c.char_start:c.char_end] == c.text for c in chunks)
+    assert not any("Page 3" in c.text or "service manual" in c.text for c in chunks if c.page and c.page > 1)
+    assert " ".join(doc.text.split()).count("check the seal faces") == 4 * 40  # the body, whole
+
+
+def test_page_furniture_needs_most_pages_and_spares_tables() -> None:
+    def line(t, y, cells=()):
+        return {"t": t, "y": y, "s": 10, "c": list(cells)}
+
+    body = [line(t, 500) for t in ("Open the cover", "Drain the oil", "Fit the seal", "Close the cover")]
+    pages = [[line("Service manual", 800), body[p], line(f"- {p + 1} -", 20)] for p in range(4)]
+    assert page_furniture(pages) == [set(), {0, 2}, {0, 2}, {0, 2}]
+    assert page_furniture(pages[:2]) == [set(), set()]  # two pages cannot tell
+    # a table's header row repeated at the top of each page stays: the rows below need it
+    table = [[line("Part Size", 800, ("Part", "Size")), line(f"Bolt{p} M{p + 8}", 780, (f"Bolt{p}", f"M{p + 8}"))]
+             for p in range(4)]
+    assert page_furniture(table) == [set()] * 4
 
 
 @pytest.mark.parametrize("line_by_line", [True, False])
