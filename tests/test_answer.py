@@ -905,3 +905,75 @@ def test_an_answer_reuses_the_question_vector_of_its_search(tmp_path, write_libr
     assert calls == [["How often is the seal replaced?"]] and result.query_vector is not None
     a = lib.answer(result)
     assert a.claims and calls == [["How often is the seal replaced?"]]  # not embedded a second time
+
+
+ADMONITIONS = """# Pump manual
+
+## Opening the casing
+
+:::danger Electrical hazard
+Lock out breaker Q3 before opening the casing. Wait five minutes for the capacitors to drain.
+:::
+
+Remove the six casing bolts with a 13 mm socket.
+
+## Draining
+
+> [!WARNING]
+> The pumped liquid may be hot enough to scald.
+> Let it cool below 40 °C.
+
+Open the drain valve slowly.
+
+## Seals
+
+!!! caution "Seal faces"
+    Never run the pump dry.
+
+    The seal faces burn within seconds.
+
+Replace the seal every 4000 hours.
+
+.. note::
+    The seal kit ships with two O-rings.
+
+:::tip
+Label the bolts as you remove them.
+:::
+"""
+
+
+def test_admonition_markup_is_not_a_claim_and_its_statements_know_their_kind(
+        tmp_path, write_library, open_library):
+    lib = open_library(write_library(tmp_path / "lib", {"pump.md": ADMONITIONS}))
+    lib.build()
+    units = {u.text: u for c in lib.all_chunks() for u in split_units(c)}
+    assert not any(":::" in t or "[!" in t or "!!!" in t or ".. note" in t for t in units)  # markup is not said
+    kinds = {t: u.admonition for t, u in units.items()}
+    assert kinds["Lock out breaker Q3 before opening the casing."] == "danger"
+    assert kinds["Wait five minutes for the capacitors to drain."] == "danger"  # the whole block, not its first line
+    assert kinds["Remove the six casing bolts with a 13 mm socket."] == ""  # ":::" closed it
+    assert kinds["Let it cool below 40 °C."] == "warning"
+    assert kinds["Open the drain valve slowly."] == ""  # the quote ended
+    assert kinds["The seal faces burn within seconds."] == "caution"  # indented, past a blank line
+    assert kinds["Replace the seal every 4000 hours."] == ""
+    assert kinds["The seal kit ships with two O-rings."] == "note"
+    assert kinds["Label the bolts as you remove them."] == "tip"
+
+
+def test_statements_in_warning_markup_are_safety_and_come_first(tmp_path, write_library, open_library, fast_config):
+    from engine.answer.task import states_safety
+
+    lib = open_library(write_library(tmp_path / "lib", {"pump.md": ADMONITIONS}),
+                       config=fast_config.replace(**{"answer.abstain_threshold": -1.0}))
+    lib.build()
+    units = {u.text: u for c in lib.all_chunks() for u in split_units(c)}
+    assert states_safety(units["Wait five minutes for the capacitors to drain."])
+    assert not states_safety(units["Label the bolts as you remove them."])  # a tip warns of nothing
+    assert not states_safety(units["The seal kit ships with two O-rings."])
+    a = lib.ask("Which socket do I need for the casing bolts when opening the casing?")
+    assert any("13 mm socket" in c.text for c in a.claims)
+    first = a.claims[0]
+    assert first.safety and first.text in ("Lock out breaker Q3 before opening the casing.",
+                                           "Wait five minutes for the capacitors to drain.")
+    assert_verbatim(lib, a)

@@ -11,7 +11,7 @@ from engine.answer.conditions import _conditions
 from engine.answer.conflicts import table_header
 from engine.answer.scoring import Assessment, ScoredUnit, assess, states_condition
 from engine.answer.selection import PASSAGE_MARGIN, _choose, left_out
-from engine.answer.task import code_remedies, is_procedural, is_safety, procedure_steps
+from engine.answer.task import code_remedies, is_procedural, procedure_steps, states_safety
 from engine.answer.versions import MetaCache, VersionConflicts, find_version_conflicts
 from engine.config import Config
 from engine.lang.cues import injection_reason
@@ -176,7 +176,7 @@ def _claims(result: SearchResult, chosen: list[ScoredUnit], related: list[Scored
             citations.append(citation_for(numbers[c.id], c, meta(c)))
         return numbers[c.id]
 
-    marked = sorted(((e, is_safety(e[0].text) and not e[4]) for e in ordered), key=lambda m: not m[1])
+    marked = sorted(((e, states_safety(e[0]) and not e[4]) for e in ordered), key=lambda m: not m[1])
     claims = [Claim(text=u.text, citation=number(c), char_start=u.char_start, char_end=u.char_end,
                     is_condition=cond, flagged=flag, safety=safety, header=table_header(c, u))
               for (u, c, _, cond, flag), safety in marked]  # stable sort: safety statements first

@@ -25,7 +25,7 @@ from engine.answer.units import _CACHE, _embed_text, _exact_tokens, _match_text,
 from engine.config import Config
 from engine.lang.codes import exact_codes, model_names
 from engine.lang.cues import injection_reason, is_condition
-from engine.lang.units import Unit, split_units
+from engine.lang.units import SAFETY_ADMONITIONS, Unit, split_units
 from engine.lang.words import terms
 from engine.types import Chunk, SearchResult
 
@@ -186,10 +186,12 @@ def question_vector(library, question: str, known: np.ndarray | None = None) -> 
 
 
 def states_condition(unit: Unit, chunk: Chunk) -> bool:
-    """A warning or restriction (engine.lang.cues.is_condition), unless the unit is a table's
-    caption, which the chunker carries in the chunk's context: "Table 3 (dry threads unless
-    stated)" describes the table, it does not govern a step."""
-    return is_condition(unit.text) and unit.text.strip() not in chunk.context
+    """A warning or restriction (engine.lang.cues.is_condition, or a statement inside the manual's
+    warning markup), unless the unit is a table's caption, which the chunker carries in the
+    chunk's context: "Table 3 (dry threads unless stated)" describes the table, it does not
+    govern a step."""
+    return ((is_condition(unit.text) or unit.admonition in SAFETY_ADMONITIONS)
+            and unit.text.strip() not in chunk.context)
 
 
 def rank_prior(rank: int) -> float:

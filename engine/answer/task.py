@@ -8,8 +8,9 @@
   "how often / how much / wie viel…" ask for a value, not a procedure.
 - A question naming an error code gets the code's meaning with its remedy: the units that
   follow the one naming the code on the same line ("ERR_X: meaning. Remedy.").
-- Safety statements (warning, danger, caution and their equivalents) among the claims and
-  their conditions are marked, and shown first.
+- Safety statements (warning, danger, caution and their equivalents, or any statement inside
+  the manual's own warning markup: engine.lang.units reads Docusaurus, GitHub, MkDocs and reST
+  admonitions) among the claims and their conditions are marked, and shown first.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ import re
 from engine.answer.scoring import Assessment, ScoredUnit, _unscored
 from engine.lang.codes import exact_codes
 from engine.lang.cues import refers_forward
+from engine.lang.units import SAFETY_ADMONITIONS
 
-__all__ = ["MAX_STEPS", "is_procedural", "is_safety", "procedure_steps", "code_remedies"]
+__all__ = ["MAX_STEPS", "code_remedies", "is_procedural", "is_safety", "procedure_steps", "states_safety"]
 
 MAX_STEPS = 15  # a longer list is a reference table, not a procedure to read out
 
@@ -49,6 +51,11 @@ def is_procedural(question: str) -> bool:
 def is_safety(text: str) -> bool:
     """Does the unit state a safety warning (by its signal word)?"""
     return bool(_SAFETY.search(text))
+
+
+def states_safety(unit) -> bool:
+    """Is the unit a safety statement: a signal word, or inside a warning admonition?"""
+    return unit.admonition in SAFETY_ADMONITIONS or is_safety(unit.text)
 
 
 def procedure_steps(chosen: list[ScoredUnit], a: Assessment, library) -> list[ScoredUnit]:

@@ -31,6 +31,7 @@ class Unit:
     order: int  # position inside the chunk (document order)
     line: int  # 1-based line of the unit's start in the document
     heading: str = ""  # the nearest heading line above the unit inside the chunk ('' = none)
+    admonition: str = ""  # the kind of the admonition block holding it ("warning", "note"; '' = none)
 
 
 # --- splitting -------------------------------------------------------------------
@@ -41,6 +42,15 @@ _TABLE_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(\|[ \t]*:?-{2,}:?[ \t]
 _HEADING = re.compile(r"[ \t]*#{1,6}[ \t]")
 _FENCE = re.compile(r"[ \t]*(```|~~~)")
 _QUOTE_MARK = re.compile(r"[ \t]*(?:>[ \t]*)+")
+# admonition markup: its opening line names the kind and is not a claim; the lines it governs are
+# read as usual and carry the kind. Docusaurus ":::warning ... :::", GitHub "> [!WARNING]" then
+# quoted lines, MkDocs "!!! warning" / reST ".. warning::" then indented lines.
+_FENCED_ADMONITION = re.compile(r"[ \t]*:{3,}[ \t]*\{?([A-Za-z]*)")  # MyST: ":::{warning}"
+_ALERT = re.compile(r"[ \t]*(?:>[ \t]*)+\[!([A-Za-z]+)\][ \t]*$")
+_INDENTED_ADMONITION = re.compile(  # the opening line alone: "!!! WARNING: hot !!!" is a statement
+    r'[ \t]*(?:(?:!!!|\?\?\?\+?)[ \t]+([A-Za-z]+)(?:[ \t]+"[^"]*")?|\.\.[ \t]+([A-Za-z]+)::)[ \t]*$')
+# the kinds of those markups that warn (note, tip, info, important do not)
+SAFETY_ADMONITIONS = frozenset({"danger", "warning", "caution", "attention", "error"})
 
 
 def split_units(chunk: Chunk) -> tuple[Unit, ...]:
@@ -49,18 +59,20 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
     Lines are read one by one: a table row (not the ``|---|`` rule) or a list item
     is one unit (its list marker left out of the span); other lines are gathered
     into paragraphs (a blank line, a heading, a list item or a row ends one) and a
-    paragraph is cut into sentences. Headings and code fences are not claims.
+    paragraph is cut into sentences. Headings and code fences are not claims. An admonition's
+    opening line is not a claim either; the units it governs carry its kind (``admonition``).
     """
     text = chunk.text
-    out: list[tuple[UnitKind, int, int, str]] = []
+    out: list[tuple[UnitKind, int, int, str, str]] = []
     para: list[tuple[int, int]] = []  # (start, end) of consecutive prose lines
     heading = ""
+    kind, ends_by = "", ""  # the open admonition, and what closes it: ":::", "quote" or "indent"
 
     def flush() -> None:
         if para:
             start, end = para[0][0], para[-1][1]
             for s, e in _sentences(text, start, end):
-                out.append(("sentence", s, e, heading))
+                out.append(("sentence", s, e, heading, kind))
             para.clear()
 
     pos = 0
@@ -75,6 +87,19 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
             continue
         if in_fence:
             continue
+        if kind and ((ends_by == "quote" and not _QUOTE_MARK.match(line))
+                     or (ends_by == "indent" and line.strip() and not line.startswith(("    ", "\t")))):
+            flush()
+            kind = ends_by = ""
+        opening = _FENCED_ADMONITION.match(line) or _ALERT.match(line) or _INDENTED_ADMONITION.match(line)
+        if opening:
+            flush()
+            if opening.re is _FENCED_ADMONITION and not opening.group(1):
+                kind = ends_by = ""  # ":::" closes
+            else:
+                kind = next(g for g in opening.groups() if g).lower()
+                ends_by = {_FENCED_ADMONITION: ":::", _ALERT: "quote"}.get(opening.re, "indent")
+            continue
         if not line.strip() or _HEADING.match(line):
             flush()
             if line.strip():
@@ -85,14 +110,14 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
             if not _TABLE_RULE.match(line):
                 s, e = strip_span(text, line_start, line_end)
                 if e > s:
-                    out.append(("table_row", s, e, heading))
+                    out.append(("table_row", s, e, heading, kind))
             continue
         m = _LIST_MARK.match(line)
         if m:
             flush()
             s, e = strip_span(text, line_start + m.end(), line_end)
             if e > s:
-                out.append(("list_item", s, e, heading))
+                out.append(("list_item", s, e, heading, kind))
             continue
         q = _QUOTE_MARK.match(line)
         start = line_start + (q.end() if q else 0)
@@ -101,12 +126,12 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
     return _units(chunk, out)
 
 
-def _units(chunk: Chunk, spans: list[tuple[UnitKind, int, int, str]]) -> tuple[Unit, ...]:
-    """Units from (kind, start, end, heading) spans of ``chunk.text``, in order."""
+def _units(chunk: Chunk, spans: list[tuple[UnitKind, int, int, str, str]]) -> tuple[Unit, ...]:
+    """Units from (kind, start, end, heading, admonition) spans of ``chunk.text``, in order."""
     text, base = chunk.text, chunk.char_start
     return tuple(Unit(chunk_id=chunk.id, kind=kind, char_start=base + s, char_end=base + e, text=text[s:e],
-                      order=i, line=chunk.start_line + text.count("\n", 0, s), heading=head)
-                 for i, (kind, s, e, head) in enumerate(spans))
+                      order=i, line=chunk.start_line + text.count("\n", 0, s), heading=head, admonition=adm)
+                 for i, (kind, s, e, head, adm) in enumerate(spans))
 
 
 def _sentences(text: str, start: int, end: int) -> list[tuple[int, int]]:
