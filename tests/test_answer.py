@@ -977,3 +977,25 @@ def test_statements_in_warning_markup_are_safety_and_come_first(tmp_path, write_
     assert first.safety and first.text in ("Lock out breaker Q3 before opening the casing.",
                                            "Wait five minutes for the capacitors to drain.")
     assert_verbatim(lib, a)
+
+
+def test_a_safety_label_line_makes_the_block_below_it_a_warning(tmp_path, write_library, open_library):
+    from engine.answer.task import states_safety
+
+    docs = {
+        "fan.md": "# Fan\n\n## Replacing the fan\n\n⚠ WARNING\nThe blades keep turning after switch-off. "
+                  "Wait until they stop.\n\nUnscrew the four fan screws.\n",
+        # a Sphinx page: the admonition's title is a paragraph of its own
+        "clean.html": "<html><body><h1>Cleaning</h1><div class='admonition warning'><p class='admonition-title'>"
+                      "Warning</p><p>The agent is caustic. Wear gloves and goggles.</p></div>"
+                      "<p>Rinse the tank with clean water.</p></body></html>",
+    }
+    lib = open_library(write_library(tmp_path / "lib", docs))
+    lib.build()
+    units = {u.text: u for c in lib.all_chunks() for u in split_units(c)}
+    assert not any(t.strip(" ⚠:").lower() == "warning" for t in units)  # the label is not a claim
+    for t in ("The blades keep turning after switch-off.", "Wait until they stop.", "The agent is caustic.",
+              "Wear gloves and goggles."):
+        assert units[t].admonition == "warning" and states_safety(units[t]), t
+    for t in ("Unscrew the four fan screws.", "Rinse the tank with clean water."):  # the block ended
+        assert units[t].admonition == "" and not states_safety(units[t]), t

@@ -19,7 +19,7 @@ import re
 
 from engine.answer.scoring import Assessment, ScoredUnit, _unscored
 from engine.lang.codes import exact_codes
-from engine.lang.cues import refers_forward
+from engine.lang.cues import is_safety, refers_forward
 from engine.lang.units import SAFETY_ADMONITIONS
 
 __all__ = ["MAX_STEPS", "code_remedies", "is_procedural", "is_safety", "procedure_steps", "states_safety"]
@@ -36,21 +36,11 @@ _PROCEDURAL = re.compile(
     r"|어떻게|방법|절차|如何|怎么|怎样|步骤|どうやって|どのように|手順|方法",
     re.IGNORECASE,
 )
-_SAFETY = re.compile(
-    r"(?<!\w)(?:warning|danger|caution|hazard|avertissement|attention|danger|vorsicht|achtung|gefahr|warnung|"
-    r"advertencia|peligro|precaución)(?!\w)|주의|경고|위험|警告|危险|危險|注意|危険",
-    re.IGNORECASE,
-)
 
 
 def is_procedural(question: str) -> bool:
     """Does the question ask how to do something (a procedure), by its form?"""
     return bool(_PROCEDURAL.search(question))
-
-
-def is_safety(text: str) -> bool:
-    """Does the unit state a safety warning (by its signal word)?"""
-    return bool(_SAFETY.search(text))
 
 
 def states_safety(unit) -> bool:

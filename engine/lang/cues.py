@@ -1,6 +1,8 @@
 """Cues: what a unit of text *is*, read without a language model, in the manuals' languages.
 
 - :func:`is_condition`: a warning, a restriction or a precondition;
+- :func:`is_safety`: a safety warning (its signal word), and :func:`is_safety_label`: a line that is
+  only a signal word ("⚠ WARNING"), the label of the statement below it;
 - :func:`refers_forward`: a pointer to a later section for a step that belongs here;
 - :func:`injection_reason`: an instruction aimed at the system (shown as quoted evidence,
   never acted on).
@@ -11,7 +13,7 @@ from __future__ import annotations
 import functools
 import re
 
-__all__ = ["INJECTION_NOTE", "injection_reason", "is_condition", "refers_forward"]
+__all__ = ["INJECTION_NOTE", "injection_reason", "is_condition", "is_safety", "is_safety_label", "refers_forward"]
 
 
 _CONDITION_WORDS = [
@@ -43,6 +45,23 @@ def is_condition(text: str) -> bool:
 
 
 # a unit that points at another section for a step that belongs with it
+_SAFETY_WORDS = (r"warning|danger|caution|hazard|avertissement|attention|vorsicht|achtung|gefahr|warnung|"
+                 r"advertencia|peligro|precaución")
+_SAFETY_CJK = r"주의|경고|위험|警告|危险|危險|注意|危険"
+_SAFETY = re.compile(rf"(?<!\w)(?:{_SAFETY_WORDS})(?!\w)|{_SAFETY_CJK}", re.IGNORECASE)
+_SAFETY_LABEL = re.compile(rf"[\W_]*(?:{_SAFETY_WORDS}|{_SAFETY_CJK})[\W_]*", re.IGNORECASE)
+
+
+def is_safety(text: str) -> bool:
+    """Does the text state a safety warning (by its signal word)?"""
+    return bool(_SAFETY.search(text))
+
+
+def is_safety_label(line: str) -> bool:
+    """Is the line only a safety signal word, with symbols or punctuation ("⚠ WARNING", "Caution:")?"""
+    return bool(_SAFETY_LABEL.fullmatch(line.strip()))
+
+
 _FORWARD_REF = re.compile(
     r"(?:next|following) (?:section|chapter|step)|see below|described below|"
     r"section suivante|chapitre suivant|ci-dessous|nächsten? (?:Abschnitt|Kapitel)|siehe unten|"

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from engine.lang.cues import is_safety_label
 from engine.lang.text import sentence_spans, strip_span
 from engine.types import Chunk
 
@@ -60,19 +61,29 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
     is one unit (its list marker left out of the span); other lines are gathered
     into paragraphs (a blank line, a heading, a list item or a row ends one) and a
     paragraph is cut into sentences. Headings and code fences are not claims. An admonition's
-    opening line is not a claim either; the units it governs carry its kind (``admonition``).
+    opening line is not a claim either; the units it governs carry its kind (``admonition``). So
+    does a safety label, a line that is only a signal word ("⚠ WARNING", engine.lang.cues): the
+    paragraph, list or rows below it, up to the next blank line, are a "warning" block (in a text
+    without blank lines, where each line is a paragraph, as HTML and PDF text is: the next line).
     """
     text = chunk.text
     out: list[tuple[UnitKind, int, int, str, str]] = []
     para: list[tuple[int, int]] = []  # (start, end) of consecutive prose lines
     heading = ""
-    kind, ends_by = "", ""  # the open admonition, and what closes it: ":::", "quote" or "indent"
+    kind, ends_by = "", ""  # the open admonition, and what closes it: ":::", "quote", "indent", "blank"
+    said = False  # a unit since the open admonition began (a label's block ends at a blank line after one)
+    blank_layout = bool(re.search(r"\n[ \t]*\n", text))  # paragraphs apart by blank lines
+    labelled: list[tuple[int, int]] = []  # lines a label governs, in a text without blank lines
+    pending = False  # a label was read there; the next line is its statement
+
+    def kind_at(start: int) -> str:
+        return "warning" if any(a <= start < b for a, b in labelled) else kind
 
     def flush() -> None:
         if para:
             start, end = para[0][0], para[-1][1]
             for s, e in _sentences(text, start, end):
-                out.append(("sentence", s, e, heading, kind))
+                out.append(("sentence", s, e, heading, kind_at(s)))
             para.clear()
 
     pos = 0
@@ -88,18 +99,31 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
         if in_fence:
             continue
         if kind and ((ends_by == "quote" and not _QUOTE_MARK.match(line))
-                     or (ends_by == "indent" and line.strip() and not line.startswith(("    ", "\t")))):
+                     or (ends_by == "indent" and line.strip() and not line.startswith(("    ", "\t")))
+                     or (ends_by == "blank" and ((said and not line.strip()) or _HEADING.match(line)))):
             flush()
             kind = ends_by = ""
         opening = _FENCED_ADMONITION.match(line) or _ALERT.match(line) or _INDENTED_ADMONITION.match(line)
         if opening:
             flush()
+            said = False
             if opening.re is _FENCED_ADMONITION and not opening.group(1):
                 kind = ends_by = ""  # ":::" closes
             else:
                 kind = next(g for g in opening.groups() if g).lower()
                 ends_by = {_FENCED_ADMONITION: ":::", _ALERT: "quote"}.get(opening.re, "indent")
             continue
+        if not _HEADING.match(line) and is_safety_label(_QUOTE_MARK.sub("", line, count=1)):
+            flush()
+            if blank_layout:
+                kind, ends_by, said = "warning", "blank", False
+            else:
+                pending = True
+            continue
+        said = said or bool(line.strip())
+        if pending and line.strip():
+            labelled.append((line_start, line_end + 1))
+            pending = False
         if not line.strip() or _HEADING.match(line):
             flush()
             if line.strip():
@@ -110,14 +134,14 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
             if not _TABLE_RULE.match(line):
                 s, e = strip_span(text, line_start, line_end)
                 if e > s:
-                    out.append(("table_row", s, e, heading, kind))
+                    out.append(("table_row", s, e, heading, kind_at(s)))
             continue
         m = _LIST_MARK.match(line)
         if m:
             flush()
             s, e = strip_span(text, line_start + m.end(), line_end)
             if e > s:
-                out.append(("list_item", s, e, heading, kind))
+                out.append(("list_item", s, e, heading, kind_at(s)))
             continue
         q = _QUOTE_MARK.match(line)
         start = line_start + (q.end() if q else 0)
