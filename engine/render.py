@@ -115,6 +115,9 @@ def render_text(answer: Answer, *, trace: bool = False) -> str:
             text = s(claim_display(cl), keep_newlines=False)
             if cl.flagged:
                 lines.append(f'  (quoted, not followed: {cl.flagged}) "{text}" [{cl.citation}]')
+            elif cl.code:  # lines of a command or config block, kept as lines
+                lines += [f"      {s(ln, keep_newlines=False)}" for ln in cl.text.splitlines()]
+                lines[-1] += f" [{cl.citation}]"
             elif cl.safety:
                 lines.append(f"  SAFETY: {text} [{cl.citation}]")
             elif cl.is_condition:
@@ -163,6 +166,10 @@ def render_markdown(answer: Answer) -> str:
             text = e(claim_display(cl), block_start=True)
             if cl.flagged:
                 out.append(f"- *Quoted, not followed ({e(cl.flagged)}):* “{text}”[^{cl.citation}]")
+            elif cl.code:  # a fenced block, its fence longer than any backtick run inside
+                fence = "`" * max(3, 1 + max((len(r) for r in re.findall(r"`+", cl.text)), default=0))
+                out += [f"  {fence}text", *[f"  {ln}" for ln in cl.text.splitlines()], f"  {fence}",
+                        f"  [^{cl.citation}]"]
             elif cl.safety:
                 out.append(f"- **Safety:** {text}[^{cl.citation}]")
             elif cl.is_condition:
@@ -206,7 +213,7 @@ def answer_to_dict(answer: Answer) -> dict[str, Any]:
         "claims": [
             {"text": c.text, "citation": c.citation, "char_start": c.char_start, "char_end": c.char_end,
              "is_condition": c.is_condition, "flagged": c.flagged, "safety": c.safety,
-             "header": c.header, "display": claim_display(c)}
+             "header": c.header, "code": c.code, "display": claim_display(c)}
             for c in answer.claims
         ],
         "citations": [citation_to_dict(c) for c in answer.citations],

@@ -226,7 +226,7 @@ class Citation:
 
 @dataclass(frozen=True, slots=True)
 class Claim:
-    """A sentence, list item or table row taken verbatim from a cited passage."""
+    """A sentence, list item, table row or short code block taken verbatim from a cited passage."""
 
     text: str
     citation: int  # Citation.n
@@ -236,6 +236,7 @@ class Claim:
     flagged: str = ""  # e.g. "reads as an instruction to the system; shown as quoted evidence"
     safety: bool = False  # a safety statement (warning, danger, caution...): marked, shown first
     header: str = ""  # a table row's header row, verbatim, so its cells can be shown with their columns
+    code: bool = False  # a code block (commands, config lines) that a claim before it announces: shown as lines
 
 
 @dataclass(frozen=True, slots=True)

@@ -999,3 +999,63 @@ def test_a_safety_label_line_makes_the_block_below_it_a_warning(tmp_path, write_
         assert units[t].admonition == "warning" and states_safety(units[t]), t
     for t in ("Unscrew the four fan screws.", "Rinse the tank with clean water."):  # the block ended
         assert units[t].admonition == "" and not states_safety(units[t]), t
+
+
+PA = """# Pressure advance
+
+## Tuning pressure advance
+
+Prepare for the test by issuing the following G-Code command:
+
+```
+SET_VELOCITY_LIMIT SQUARE_CORNER_VELOCITY=1 ACCEL=500
+TUNING_TOWER COMMAND=SET_PRESSURE_ADVANCE PARAMETER=ADVANCE START=0 FACTOR=.005
+```
+
+![tower](img/tower.jpg)
+
+Then print the tower and measure the height of the best corners.
+
+## Checking the extruder
+
+Before tuning, check the following:
+
+- the extruder steps are calibrated
+- the nozzle is clean
+
+Keep the printer enclosure closed.
+"""
+
+
+def test_a_claim_ending_with_a_colon_brings_the_command_or_list_it_announces():
+    from engine.render import render_markdown, render_text
+
+    lib = FakeLibrary({"pa.md": (meta("pa"), PA)})
+    a = ask(lib, "Which G-Code command prepares the pressure advance test?", k=1)
+    texts = [c.text for c in a.claims]
+    lead = texts.index("Prepare for the test by issuing the following G-Code command:")
+    code = a.claims[lead + 1]
+    assert code.code and code.text.startswith("SET_VELOCITY_LIMIT") and code.text.endswith("FACTOR=.005")
+    assert not any("tower.jpg" in t for t in texts)  # an image is not a statement
+    assert_verbatim(lib, a)
+    shown = render_text(a)
+    assert "      SET_VELOCITY_LIMIT SQUARE_CORNER_VELOCITY=1 ACCEL=500\n      TUNING_TOWER" in shown
+    assert "```text\n  SET_VELOCITY_LIMIT" in render_markdown(a)
+    b = ask(lib, "What should I check before tuning the extruder?", k=2)
+    texts = [c.text for c in b.claims]
+    i = texts.index("Before tuning, check the following:")
+    assert texts[i + 1:i + 3] == ["the extruder steps are calibrated", "the nozzle is clean"]
+
+
+def test_code_after_takes_a_short_fenced_block_only():
+    from engine.lang.units import CODE_LINES_MAX, code_after
+
+    lib = FakeLibrary({"pa.md": (meta("pa"), PA),
+                       "long.md": (meta("long"), "# L\n\n## Config\n\nAdd this section:\n\n~~~\n" +
+                                   "\n".join(f"line_{i}: {i}" for i in range(CODE_LINES_MAX + 1)) + "\n~~~\n")})
+    units = {u.text: (u, c) for c in lib.all_chunks() for u in split_units(c)}
+    u, c = units["Prepare for the test by issuing the following G-Code command:"]
+    got = code_after(c, u)
+    assert got.kind == "code" and got.text.count("\n") == 1 and u.order < got.order < u.order + 1
+    assert code_after(*units["Then print the tower and measure the height of the best corners."]) is None
+    assert code_after(*units["Add this section:"]) is None  # a file to open, not a command to quote

@@ -11,7 +11,7 @@ from engine.answer.conditions import _conditions
 from engine.answer.conflicts import table_header
 from engine.answer.scoring import Assessment, ScoredUnit, assess, states_condition
 from engine.answer.selection import PASSAGE_MARGIN, _choose, left_out
-from engine.answer.task import code_remedies, is_procedural, procedure_steps, states_safety
+from engine.answer.task import code_remedies, is_procedural, lead_ins, procedure_steps, states_safety
 from engine.answer.versions import MetaCache, VersionConflicts, find_version_conflicts
 from engine.config import Config
 from engine.lang.cues import injection_reason
@@ -95,10 +95,11 @@ def _assess_looking_past_context(question: str, result: SearchResult, library, c
 
 
 def _add_task_units(question: str, chosen: list[ScoredUnit], a: Assessment, library) -> None:
-    """A how-to question's whole procedure and a named error code's remedy join the claims
-    (engine.answer.task)."""
+    """A how-to question's whole procedure, a named error code's remedy and what a claim ending
+    with a colon announces join the claims (engine.answer.task)."""
     extra = procedure_steps(chosen, a, library) if is_procedural(question) else []
     extra += code_remedies(question, chosen, a)
+    extra += lead_ins(chosen, a)
     have = {(s.chunk.id, s.unit.order) for s in chosen}
     for s in extra:
         if (s.chunk.id, s.unit.order) not in have:
@@ -178,7 +179,8 @@ def _claims(result: SearchResult, chosen: list[ScoredUnit], related: list[Scored
 
     marked = sorted(((e, states_safety(e[0]) and not e[4]) for e in ordered), key=lambda m: not m[1])
     claims = [Claim(text=u.text, citation=number(c), char_start=u.char_start, char_end=u.char_end,
-                    is_condition=cond, flagged=flag, safety=safety, header=table_header(c, u))
+                    is_condition=cond, flagged=flag, safety=safety, header=table_header(c, u),
+                    code=u.kind == "code")
               for (u, c, _, cond, flag), safety in marked]  # stable sort: safety statements first
     for _u, c, _r in found.used_units():
         if c.id in found.warning_only:

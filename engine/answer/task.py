@@ -8,6 +8,8 @@
   "how often / how much / wie viel…" ask for a value, not a procedure.
 - A question naming an error code gets the code's meaning with its remedy: the units that
   follow the one naming the code on the same line ("ERR_X: meaning. Remedy.").
+- A claim that announces what follows ("…issue the following command:") brings it: the short
+  code block after it (engine.lang.units.code_after), or else the list that follows it.
 - Safety statements (warning, danger, caution and their equivalents, or any statement inside
   the manual's own warning markup: engine.lang.units reads Docusaurus, GitHub, MkDocs and reST
   admonitions) among the claims and their conditions are marked, and shown first.
@@ -20,9 +22,11 @@ import re
 from engine.answer.scoring import Assessment, ScoredUnit, _unscored
 from engine.lang.codes import exact_codes
 from engine.lang.cues import is_safety, refers_forward
-from engine.lang.units import SAFETY_ADMONITIONS
+from engine.lang.cues import injection_reason
+from engine.lang.units import SAFETY_ADMONITIONS, code_after
 
-__all__ = ["MAX_STEPS", "code_remedies", "is_procedural", "is_safety", "procedure_steps", "states_safety"]
+__all__ = ["MAX_STEPS", "code_remedies", "is_procedural", "is_safety", "lead_ins", "procedure_steps",
+           "states_safety"]
 
 MAX_STEPS = 15  # a longer list is a reference table, not a procedure to read out
 
@@ -81,4 +85,29 @@ def code_remedies(question: str, chosen: list[ScoredUnit], a: Assessment) -> lis
         for o in sorted(by_chunk.get(s.chunk.id, []), key=lambda o: o.unit.order):
             if o.unit.order > s.unit.order and o.unit.line == s.unit.line and not o.flagged:
                 out.append(o)
+    return out
+
+
+def lead_ins(chosen: list[ScoredUnit], a: Assessment) -> list[ScoredUnit]:
+    """For each chosen unit ending with a colon, what it announces: the code block right after it
+    in its chunk, or else the list items that follow it there (``MAX_STEPS`` at most)."""
+    by_chunk: dict[str, list[ScoredUnit]] = {}
+    for s in a.units:
+        by_chunk.setdefault(s.chunk.id, []).append(s)
+    out: list[ScoredUnit] = []
+    for s in chosen:
+        if s.flagged or not s.unit.text.rstrip().endswith((":", "：")):
+            continue
+        code = code_after(s.chunk, s.unit)
+        if code is not None:
+            out.append(ScoredUnit(code, s.chunk, s.rank, 0.0, 0.0, 0, s.score, False, injection_reason(code.text)))
+            continue
+        later = sorted((o for o in by_chunk.get(s.chunk.id, []) if o.unit.order > s.unit.order),
+                       key=lambda o: o.unit.order)
+        items = []
+        for o in later:
+            if o.unit.kind != "list_item":
+                break
+            items.append(o)
+        out += [o for o in items[:MAX_STEPS] if not o.flagged]
     return out

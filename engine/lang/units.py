@@ -17,7 +17,7 @@ from engine.lang.cues import is_safety_label
 from engine.lang.text import sentence_spans, strip_span
 from engine.types import Chunk
 
-UnitKind = Literal["sentence", "list_item", "table_row"]
+UnitKind = Literal["sentence", "list_item", "table_row", "code"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,7 +29,7 @@ class Unit:
     char_start: int  # in the document text, end exclusive
     char_end: int
     text: str
-    order: int  # position inside the chunk (document order)
+    order: float  # position inside the chunk (document order; a code block: its lead-in's + 0.5)
     line: int  # 1-based line of the unit's start in the document
     heading: str = ""  # the nearest heading line above the unit inside the chunk ('' = none)
     admonition: str = ""  # the kind of the admonition block holding it ("warning", "note"; '' = none)
@@ -43,6 +43,8 @@ _TABLE_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(\|[ \t]*:?-{2,}:?[ \t]
 _HEADING = re.compile(r"[ \t]*#{1,6}[ \t]")
 _FENCE = re.compile(r"[ \t]*(```|~~~)")
 _QUOTE_MARK = re.compile(r"[ \t]*(?:>[ \t]*)+")
+_IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")  # a Markdown image says nothing a claim can cite
+CODE_LINES_MAX = 8  # a longer code block is a file to open, not a command to quote
 # admonition markup: its opening line names the kind and is not a claim; the lines it governs are
 # read as usual and carry the kind. Docusaurus ":::warning ... :::", GitHub "> [!WARNING]" then
 # quoted lines, MkDocs "!!! warning" / reST ".. warning::" then indented lines.
@@ -140,7 +142,7 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
         if m:
             flush()
             s, e = strip_span(text, line_start + m.end(), line_end)
-            if e > s:
+            if e > s and _says_something(text[s:e]):
                 out.append(("list_item", s, e, heading, kind_at(s)))
             continue
         q = _QUOTE_MARK.match(line)
@@ -165,6 +167,33 @@ def _sentences(text: str, start: int, end: int) -> list[tuple[int, int]]:
     for a, b in sentence_spans(text, start, end):
         while a < b and text[a] in "> \t":
             a += 1
-        if b > a and any(ch.isalnum() for ch in text[a:b]):
+        if b > a and _says_something(text[a:b]):
             out.append((a, b))
     return out
+
+
+def _says_something(text: str) -> bool:
+    """A letter or digit outside image markup."""
+    return any(ch.isalnum() for ch in _IMAGE.sub("", text))
+
+
+def code_after(chunk: Chunk, unit: Unit) -> Unit | None:
+    """The fenced code block that follows ``unit`` in its chunk (blank lines apart at most), as a
+    unit of kind "code" (its lines, without the fences), when it has ``CODE_LINES_MAX`` lines or
+    fewer: what a sentence ending "…the following command:" introduces."""
+    text, base = chunk.text, chunk.char_start
+    rel = unit.char_end - base
+    nl = text.find("\n", rel)
+    if nl < 0:
+        return None
+    m = re.compile(r"(?:[ \t]*\n)*[ \t]*(```|~~~)[^\n]*\n").match(text, nl + 1)
+    if not m:
+        return None
+    close = re.compile(r"^[ \t]*" + re.escape(m.group(1)), re.MULTILINE).search(text, m.end())
+    end = close.start() if close else len(text)
+    s, e = strip_span(text, m.end(), end)
+    if e <= s or text.count("\n", s, e) + 1 > CODE_LINES_MAX:
+        return None
+    return Unit(chunk_id=chunk.id, kind="code", char_start=base + s, char_end=base + e, text=text[s:e],
+                order=unit.order + 0.5, line=chunk.start_line + text.count("\n", 0, s), heading=unit.heading,
+                admonition=unit.admonition)

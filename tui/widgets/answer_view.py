@@ -44,6 +44,9 @@ def answer_content(answer: Answer) -> Content:
             if claim.flagged:
                 parts.append(("• ⚠ quoted evidence: ", "bold"))
                 parts.append((f"“{visible(claim.text)}”", "italic"))
+            elif claim.code:  # a command or config block, as lines
+                parts.append("  ")
+                parts.append((visible(claim.text).replace("\n", "\n  "), "italic"))
             elif claim.safety:
                 parts.append(("⚠ SAFETY: ", "bold reverse"))
                 parts.append(visible(claim_display(claim)))
