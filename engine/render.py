@@ -75,17 +75,31 @@ def conflict_text(c: Conflict) -> str:
 CHANGED_NOTE = "changed since indexing: re-index"
 
 
+_MD_IMAGE = re.compile(r"[ \t]*!\[[^\]\n]*\]\([^)\s]*\)")
+_MD_LINK = re.compile(r"(?<!!)\[([^\]\n]+)\]\([^)\s]*(?:\s+\"[^\"\n]*\")?\)")
+_MD_STRONG = re.compile(r"(?<![\w*])\*\*(?=\S)(.+?)(?<=\S)\*\*(?![\w*])")  # not "__": __init__
+
+
 def claim_display(cl: Claim) -> str:
     """A claim as shown: verbatim, except a table row with its header, whose cells are shown
-    with their columns ("Impeller nut — Size: M16 · Torque (N·m): 38"). ``cl.text`` itself stays
-    the verbatim span it cites."""
-    if not cl.header or not cl.text.lstrip().startswith("|"):
+    with their columns ("Impeller nut — Size: M16 · Torque (N·m): 38"), and Markdown's inline
+    markup in prose: a link shows its text, an image nothing, bold its words (code spans keep
+    their backticks). ``cl.text`` itself stays the verbatim span it cites; a code block is shown
+    as it is."""
+    if cl.code:
         return cl.text
+    if not cl.header or not cl.text.lstrip().startswith("|"):
+        return _inline_markup_read(cl.text)
     head, cells = table_cells(cl.header), table_cells(cl.text)
     if len(head) != len(cells) or len(cells) < 2:
-        return cl.text
+        return _inline_markup_read(cl.text)
     pairs = [f"{h}: {v}" if h else v for h, v in zip(head[1:], cells[1:]) if v]
-    return f"{cells[0]} — " + " · ".join(pairs)
+    return _inline_markup_read(f"{cells[0]} — " + " · ".join(pairs))
+
+
+def _inline_markup_read(text: str) -> str:
+    shown = _MD_STRONG.sub(r"\1", _MD_LINK.sub(r"\1", _MD_IMAGE.sub("", text))).strip()
+    return shown or text
 
 
 def citation_line(c: Citation) -> str:

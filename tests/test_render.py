@@ -87,3 +87,19 @@ def test_json_keeps_exact_text():
     assert back["citations"][0]["location"] == "en/kx.md:31"
     assert back["conflicts"][0]["sides"][0]["value"] == "2.5 N·m"
     assert set(back) == {"question", "abstained", "answerability", "claims", "citations", "conflicts", "to_consult", "notes", "trace"}
+
+
+def test_a_claim_shows_markdown_links_as_their_text_but_keeps_its_verbatim_span():
+    from engine.render import claim_display
+
+    def shown(text, **kw):
+        return claim_display(Claim(text=text, citation=1, char_start=0, char_end=len(text), **kw))
+
+    text = "If so, [calibrate the z_offset](#calibrating-probe-z-offset) again ![fig](img/z.png) with **care**."
+    assert shown(text) == "If so, calibrate the z_offset again with care."
+    assert shown("Call `__init__` and __main__ with 2**3 and 4**5.") == "Call `__init__` and __main__ with 2**3 and 4**5."
+    assert shown("![only](x.png)") == "![only](x.png)"  # nothing else to show: as it is
+    assert shown("[LINK](x)\n[b](y)", code=True) == "[LINK](x)\n[b](y)"  # a code block is shown as written
+    data = answer_to_dict(_answer(text, trace=None))
+    assert data["claims"][0]["text"] == text and data["claims"][0]["display"] == shown(text)
+    assert "If so, calibrate the z_offset again with care. [1]" in render_text(_answer(text, trace=None))
