@@ -84,7 +84,7 @@ def claim_display(cl: Claim) -> str:
     """A claim as shown: verbatim, except a table row with its header, whose cells are shown
     with their columns ("Impeller nut — Size: M16 · Torque (N·m): 38"), and Markdown's inline
     markup in prose: a link shows its text, an image nothing, bold its words (code spans keep
-    their backticks). ``cl.text`` itself stays the verbatim span it cites; a code block is shown
+    their backticks), and a sentence wrapped over indented lines reads as one line. ``cl.text`` itself stays the verbatim span it cites; a code block is shown
     as it is."""
     if cl.code:
         return cl.text
@@ -98,8 +98,8 @@ def claim_display(cl: Claim) -> str:
 
 
 def _inline_markup_read(text: str) -> str:
-    shown = _MD_STRONG.sub(r"\1", _MD_LINK.sub(r"\1", _MD_IMAGE.sub("", text))).strip()
-    return shown or text
+    shown = _MD_STRONG.sub(r"\1", _MD_LINK.sub(r"\1", _MD_IMAGE.sub("", text)))
+    return re.sub(r"\s+", " ", shown).strip() or text  # a sentence wrapped and indented reads as one line
 
 
 def citation_line(c: Citation) -> str:
