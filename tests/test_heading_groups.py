@@ -3,15 +3,9 @@ questions (heading -> section), built through the real pipeline (hash embedder, 
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
+from model_scripts import load_script
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "models" / "reranker"))
-_spec = importlib.util.spec_from_file_location("heading_groups", ROOT / "models" / "reranker" / "heading_groups.py")
-hg = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(hg)
+hg = load_script("reranker/heading_groups.py", "heading_groups")
 
 DOCS = {
     "pump.md": "# Pump manual\n\n## Mechanical seal replacement\n\nReplace the mechanical seal every 4000 hours "

@@ -3,17 +3,10 @@ built through the real pipeline (hash embedder, no torch)."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 from engine.eval.retrieval import load_questions
+from model_scripts import load_script
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "models" / "reranker"))
-_spec = importlib.util.spec_from_file_location("manual_groups", ROOT / "models" / "reranker" / "manual_groups.py")
-mg = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(mg)
+mg = load_script("reranker/manual_groups.py", "manual_groups")
 
 DOCS = {
     "pump.md": "# Pump\n\n## Seals\n\nReplace the mechanical seal every 4000 hours.\n\n"

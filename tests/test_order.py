@@ -3,7 +3,6 @@ diagnosis says of it, and the fit of models/passage_order/fit.py on planted data
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -13,11 +12,9 @@ import pytest
 from engine.search.diagnose import classify
 from engine.search.order import ORDER_FEATURES, OrderModel, candidate_features, load_order_model
 from engine.types import Chunk
+from model_scripts import load_script
 
-ROOT = Path(__file__).resolve().parents[1]
-_spec = importlib.util.spec_from_file_location("order_fit", ROOT / "models" / "passage_order" / "fit.py")
-order_fit = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(order_fit)
+order_fit = load_script("passage_order/fit.py", "order_fit")
 
 DOCS = {  # every passage names "pump"; only one says how to prime it, in words the question uses
     "a.md": "# Pump A\n\n## General\n\nThe pump A is a pump for clean water pump duty, a pump among pumps.\n",

@@ -3,16 +3,11 @@ order that knows the answer, and the learned blend must rank as RerankBlend does
 
 from __future__ import annotations
 
-import importlib.util
 import random
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "models" / "reranker"))
-_spec = importlib.util.spec_from_file_location("select_blend", ROOT / "models" / "reranker" / "select_blend.py")
-sb = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(sb)
+from model_scripts import load_script
+
+sb = load_script("reranker/select_blend.py", "select_blend")
 
 
 def _questions(n: int, informed: str, seed: int = 0) -> list[dict]:
