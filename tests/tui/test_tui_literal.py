@@ -40,3 +40,16 @@ def test_passage_is_widened_to_whole_lines_and_claims_are_marked():
     assert content.plain == "second line has the claim"
     (span,) = content.spans
     assert content.plain[span.start:span.end] == "has"
+
+
+def test_a_command_claim_is_shown_as_its_lines_and_markup_in_it_is_not_parsed():
+    from engine.types import Answer, Citation, Claim
+    from tui.widgets.answer_view import answer_content
+
+    code = "SET_VELOCITY_LIMIT ACCEL=500\nTUNING_TOWER [bold]x[/bold]"
+    cit = Citation(1, "c1", "pa", "Pressure advance", "1", None, "active", ("Tuning",), "pa.md", 3, 8)
+    a = Answer("q", (Claim("Issue the following command:", 1, 0, 28), Claim(code, 1, 30, 30 + len(code), code=True)),
+               (cit,))
+    content = answer_content(a)
+    assert "Issue the following command: [1]\n  SET_VELOCITY_LIMIT ACCEL=500\n  TUNING_TOWER [bold]x[/bold] [1]" \
+        in content.plain
