@@ -1,0 +1,42 @@
+"""engine.lang.units on arbitrary Markdown-like text: every unit (code blocks that a lead-in
+announces included) is a verbatim span of its chunk, in document order, and markup lines
+(admonition markers, safety labels, fences) are never claims."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.lang.units import code_after, split_units
+from engine.types import Chunk
+
+LINES = st.sampled_from([
+    "", "Plain sentence one. Second sentence!", "- a list item", "1. a numbered step", "| a | b |", "|---|---|",
+    ":::danger", ":::tip Title", ":::", "> [!WARNING]", "> quoted warning text.", "!!! caution \"Seal\"",
+    "    indented text inside.", ".. note::", "⚠ WARNING", "Caution:", "```", "~~~", "SET_X ACCEL=500",
+    "![img](a.png)", "Issue the following command:", "## Heading", "text with [link](x) and **bold**.",
+    "!!! WARNING: a statement !!!",
+])
+MARKERS = {":::danger", ":::tip Title", ":::", "> [!WARNING]", "!!! caution \"Seal\"", ".. note::", "⚠ WARNING",
+           "Caution:", "```", "~~~", "![img](a.png)", "|---|---|", "## Heading"}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(LINES, min_size=1, max_size=25), st.integers(min_value=0, max_value=40))
+def test_units_are_verbatim_ordered_and_never_markup(lines, offset):
+    body = "\n".join(lines)
+    doc = "x" * offset + body
+    chunk = Chunk(id="c", doc_id="d", version="1", path="p.md", start_line=1, end_line=len(lines),
+                  heading_path=("S",), char_start=offset, char_end=len(doc), kind="prose", section_id="s",
+                  language="en", text=body)
+    units = split_units(chunk)
+    assert [u.order for u in units] == list(range(len(units)))
+    for u in units:
+        assert doc[u.char_start:u.char_end] == u.text and offset <= u.char_start < u.char_end <= len(doc)
+        assert u.text.strip() not in MARKERS
+        code = code_after(chunk, u)
+        if code is not None:
+            assert doc[code.char_start:code.char_end] == code.text and code.char_start >= u.char_end
+            assert code.kind == "code" and u.order < code.order < u.order + 1
+    starts = [u.char_start for u in units]
+    assert starts == sorted(starts)
