@@ -84,8 +84,8 @@ def claim_display(cl: Claim) -> str:
     """A claim as shown: verbatim, except a table row with its header, whose cells are shown
     with their columns ("Impeller nut — Size: M16 · Torque (N·m): 38"), and Markdown's inline
     markup in prose: a link shows its text, an image nothing, bold its words (code spans keep
-    their backticks), and a sentence wrapped over indented lines reads as one line. ``cl.text`` itself stays the verbatim span it cites; a code block is shown
-    as it is."""
+    their backticks), and a sentence wrapped over indented lines reads as one line. ``cl.text``
+    itself stays the verbatim span it cites; a code block is shown as it is."""
     if cl.code:
         return cl.text
     if not cl.header or not cl.text.lstrip().startswith("|"):
@@ -182,8 +182,8 @@ def render_markdown(answer: Answer) -> str:
                 out.append(f"- *Quoted, not followed ({e(cl.flagged)}):* “{text}”[^{cl.citation}]")
             elif cl.code:  # a fenced block, its fence longer than any backtick run inside
                 fence = "`" * max(3, 1 + max((len(r) for r in re.findall(r"`+", cl.text)), default=0))
-                out += [f"  {fence}text", *[f"  {ln}" for ln in cl.text.splitlines()], f"  {fence}",
-                        f"  [^{cl.citation}]"]
+                body = [f"  {terminal_safe(ln, keep_newlines=False)}" for ln in cl.text.splitlines()]
+                out += [f"  {fence}text", *body, f"  {fence}", f"  [^{cl.citation}]"]
             elif cl.safety:
                 out.append(f"- **Safety:** {text}[^{cl.citation}]")
             elif cl.is_condition:

@@ -12,11 +12,10 @@ only; the plain question's cosine stays the evidence measure (``ScoredUnit.cosin
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-
 import re
 import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 

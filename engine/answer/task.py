@@ -21,8 +21,7 @@ import re
 
 from engine.answer.scoring import Assessment, ScoredUnit, _unscored
 from engine.lang.codes import exact_codes
-from engine.lang.cues import is_safety, refers_forward
-from engine.lang.cues import injection_reason
+from engine.lang.cues import injection_reason, is_safety, refers_forward
 from engine.lang.units import SAFETY_ADMONITIONS, code_after
 
 __all__ = ["MAX_STEPS", "code_remedies", "is_procedural", "is_safety", "lead_ins", "procedure_steps",

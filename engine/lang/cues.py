@@ -44,7 +44,6 @@ def is_condition(text: str) -> bool:
     return bool(_CONDITION_RE.search(text)) or any(w in text for w in _CONDITION_CJK)
 
 
-# a unit that points at another section for a step that belongs with it
 _SAFETY_WORDS = (r"warning|danger|caution|hazard|avertissement|attention|vorsicht|achtung|gefahr|warnung|"
                  r"advertencia|peligro|precaución")
 _SAFETY_CJK = r"주의|경고|위험|警告|危险|危險|注意|危険"
@@ -62,6 +61,7 @@ def is_safety_label(line: str) -> bool:
     return bool(_SAFETY_LABEL.fullmatch(line.strip()))
 
 
+# a unit that points at another section for a step that belongs with it
 _FORWARD_REF = re.compile(
     r"(?:next|following) (?:section|chapter|step)|see below|described below|"
     r"section suivante|chapitre suivant|ci-dessous|nächsten? (?:Abschnitt|Kapitel)|siehe unten|"
