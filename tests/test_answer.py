@@ -804,11 +804,13 @@ def test_table_rows_carry_their_header_and_safety_comes_first():
 
 
 def test_the_device_code_in_a_question_does_not_pick_the_overview_sentence():
-    from engine.answer.scoring import content_question
+    from engine.lang.codes import content_question
 
-    assert content_question("Which oil goes into the BR-20?", {"BR-20"}) == "Which oil goes into the ?"
-    assert content_question("What is the BR-20?", {"BR-20"}) is None  # nothing else asked
-    assert content_question("Which oil goes in?", {"BR-20"}) is None  # no device named
+    assert content_question("Which oil goes into the BR-20?", {"br20"}) == "Which oil goes into the ?"
+    assert content_question("Which oil goes into the br 20?", {"br20"}) == "Which oil goes into the ?"
+    assert content_question("What is the BR-20?", {"br20"}) is None  # nothing else asked
+    assert content_question("Which oil goes in?", {"br20"}) is None  # no device named
+    assert content_question("Which oil goes into the KX-7?", {"br20"}) is None  # not a device of these
     # every passage of the manual names its device: the overview sentence, which names it most,
     # must not outrank the one that answers
     lib = FakeLibrary({"c.md": (meta("c", models=("BR-20",), title="BR-20 compressor"),

@@ -512,3 +512,18 @@ def test_the_answer_reuses_the_pairs_its_rerank_stage_scored(tmp_path, open_libr
     assert list(again) == [float(len(c.search_text) % 7) for c in top]
     library.cross_scores("another question", top)
     assert model.pairs == scored + len(top)
+
+
+def test_the_search_embeds_the_question_less_its_device_codes_in_the_same_call(tmp_path, write_library,
+                                                                                open_library):
+    root = write_library(tmp_path / "lib", {
+        "br20.md": "# BR-20 compressor\n\n## Oil\n\nFill 9 litres of BR-OIL 46.\n",
+        "kx7.md": "# KX-7 logger\n\n## Lid\n\nTighten the lid screws to 1.8 N·m.\n"})
+    lib = open_library(root)
+    lib.build()
+    named = lib.search("Which oil goes into the BR-20?")
+    expected = np.asarray(lib.embedder.embed_queries(["Which oil goes into the ?"]), dtype=np.float32)[0]
+    assert named.content_vector is not None and np.allclose(named.content_vector, expected, atol=1e-6)
+    assert "less its device codes" in named.trace.stage("vector").note
+    plain = lib.search("Which oil goes into the compressor?")
+    assert plain.content_vector is None and "device codes" not in plain.trace.stage("vector").note

@@ -6,14 +6,13 @@ documents about another device than the one the question names.
 A device's model code in the question says which manual to read, not which of its statements
 answers: every passage of that manual shares it, and an overview sentence that names the device
 ("The BR-20 is a 15 kW screw compressor") is closest to any question about it. The cosine that
-ranks units is therefore taken with the question less the codes of the devices the context's
-documents are about (``content_question``), as the lexical share already counts content words
-only; the plain question's cosine stays the evidence measure (``ScoredUnit.cosine``)."""
+ranks units is therefore taken with the question less the device codes it names
+(engine.lang.codes.content_question; the search embeds it with the question, in one call), as the
+lexical share already counts content words only; the plain question's cosine stays the evidence
+measure (``ScoredUnit.cosine``)."""
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -22,10 +21,11 @@ import numpy as np
 from engine.answer.answertype import expected_types, unanswered
 from engine.answer.units import _CACHE, _embed_text, _exact_tokens, _match_text, _typed_piece
 from engine.config import Config
-from engine.lang.codes import exact_codes, model_names
+from engine.lang.codes import content_question, exact_codes, model_names
 from engine.lang.cues import injection_reason, is_condition
 from engine.lang.units import SAFETY_ADMONITIONS, Unit, split_units
 from engine.lang.words import terms
+from engine.search.devices import document_codes
 from engine.types import Chunk, SearchResult
 
 W_LEXICAL = 0.10  # × share of the question's words found in the unit (with its heading)
@@ -113,20 +113,6 @@ def content_terms(question: str, device_words: set[str]) -> set[str]:
     return terms(question) - device_words
 
 
-_TOKEN = re.compile(r"[\w][\w./-]*\w|\w")
-
-
-def content_question(question: str, device_codes: set[str]) -> str | None:
-    """``question`` less the device codes it names (``device_vocabulary``'s codes), or None when
-    it names none or nothing else would be left to ask."""
-    text = unicodedata.normalize("NFKC", question)
-    kept = _TOKEN.sub(lambda m: "" if m.group(0).upper() in device_codes else m.group(0), text)
-    if kept == text:
-        return None
-    kept = re.sub(r"\s{2,}", " ", kept).strip()
-    return kept if terms(kept) else None
-
-
 def assess(question: str, result: SearchResult, library, config: Config,
            extra: Sequence[tuple[Chunk, int]] = ()) -> Assessment:
     """Score every unit of the final context (and of ``extra`` (chunk, anchor rank) pairs)."""
@@ -150,8 +136,7 @@ def assess(question: str, result: SearchResult, library, config: Config,
     qv = question_vector(library, question, result.query_vector if result.question == question else None)
     uv = _CACHE.passages(library, [_embed_text(u, c) for u, c, _ in units])
     cos = uv @ qv
-    content = content_question(question, device_codes)
-    ranking_cos = cos if content is None else uv @ question_vector(library, content)
+    ranking_cos = uv @ content_vector(library, question, result, chunks)
     expected = expected_types(question)
     scored = []
     pieces = []  # (text, values) of the clean units about the named device, for the answer types
@@ -175,6 +160,19 @@ def assess(question: str, result: SearchResult, library, config: Config,
     best_cos = max((s.cosine for s in clean), default=-1.0)
     return Assessment(question, tuple(scored), evidence, best_cos, missing, rerank_top,
                       tuple(t.name for t in expected), tuple(t.name for t in unanswered(expected, pieces)), qv)
+
+
+def content_vector(library, question: str, result: SearchResult, chunks: Sequence[tuple[Chunk, int]]) -> np.ndarray:
+    """The vector that ranks units: the question's less the device codes it names, as the search
+    embedded it (``SearchResult.content_vector``), else embedded now with the codes of the
+    context's documents; the question's own when it names none."""
+    if result.question == question and result.content_vector is not None:
+        return np.asarray(result.content_vector, dtype=np.float32)
+    codes = set().union(*(document_codes(library.meta_of(c)) for c, _ in chunks)) if chunks else set()
+    content = content_question(question, codes)
+    known = result.query_vector if result.question == question else None
+    return question_vector(library, content if content is not None else question,
+                           known if content is None else None)
 
 
 def question_vector(library, question: str, known: np.ndarray | None = None) -> np.ndarray:

@@ -8,6 +8,9 @@ Three views of one idea, each for its job:
   upper-cased (ERR_SD_FULL, REF27-ALPHA, HY-400S, M8): what an answer must contain verbatim;
 - :func:`model_names`: hyphenated names with a digit part in any case (Hydra-400, BR-20):
   the model a title or a question names, upper-cased.
+
+:func:`content_question` is a question less the device codes it names: what it asks of a manual
+once the manual is chosen.
 """
 
 from __future__ import annotations
@@ -15,8 +18,11 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from collections.abc import Collection
 
-__all__ = ["device_codes", "exact_codes", "model_names", "normalise_code"]
+from engine.lang.words import terms
+
+__all__ = ["content_question", "device_codes", "exact_codes", "model_names", "normalise_code"]
 
 # letters then digits, optionally joined by '-', '_' or a space, optional letter suffix:
 # KX-7, HY-400S, Hydra-400, VB 12, CV60
@@ -31,6 +37,18 @@ def device_codes(text: str) -> set[str]:
     """Device-code-shaped tokens of a text, normalised ("KX-7" -> "kx7")."""
     text = unicodedata.normalize("NFKC", text)
     return {normalise_code(a + b) for a, b in _DEVICE.findall(text)}
+
+
+def content_question(question: str, codes: Collection[str]) -> str | None:
+    """``question`` less the device codes it names among ``codes`` (``device_codes``' normalised
+    form), or None when it names none of them or nothing else would be left to ask. A device code
+    says which manual to read, not which of its statements answers (engine.answer.scoring)."""
+    text = unicodedata.normalize("NFKC", question)
+    kept = _DEVICE.sub(lambda m: "" if normalise_code(m.group(1) + m.group(2)) in codes else m.group(0), text)
+    if kept == text:
+        return None
+    kept = re.sub(r"\s{2,}", " ", kept).strip()
+    return kept if terms(kept) else None
 
 
 # ERR_SD_FULL, REF27-ALPHA, HY-400S, KX-7, M8, G 1/4 is left out (too loose)

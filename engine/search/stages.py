@@ -26,6 +26,7 @@ import numpy as np
 
 from engine.config import Config
 from engine.index.snapshot import Snapshot
+from engine.lang.codes import content_question
 from engine.search.context import ContextItem, assemble_context
 from engine.search.devices import mentioned
 from engine.search.eligibility import Eligibility
@@ -57,7 +58,7 @@ def search(snap: Snapshot, question: str, mode: Mode, rule: Eligibility, config:
         mask = mask.copy()
         mask[[snap.by_id[c] for c in exclude if c in snap.by_id]] = False
     stages: list[Stage] = []
-    lex, vec, qvec = _branches(snap, question, mode, mask, config, embedder, stages)
+    lex, vec, qvec, content = _branches(snap, question, mode, mask, config, embedder, stages)
     final = lex if mode == "lexical" else vec
     if mode in ("hybrid", "full"):
         final = _fuse(snap, question, lex, vec, config, stages)
@@ -70,12 +71,15 @@ def search(snap: Snapshot, question: str, mode: Mode, rule: Eligibility, config:
         m = snap.metas[row]
         hits.append(Hit(snap.chunks[row], rank, score, m.title, m.date, m.status))
     trace = Trace(question, int(mask.sum()), len(snap.chunks), tuple(stages), rule.describe())
-    return SearchResult(question, tuple(hits), trace, qvec)
+    return SearchResult(question, tuple(hits), trace, qvec, content)
 
 
 def _branches(snap: Snapshot, question: str, mode: Mode, mask: np.ndarray, config: Config, embedder: Any,
-              stages: list[Stage]) -> tuple[Pairs, Pairs, np.ndarray | None]:
-    """The lexical and vector lists, and the question's vector (None when not embedded)."""
+              stages: list[Stage]) -> tuple[Pairs, Pairs, np.ndarray | None, np.ndarray | None]:
+    """The lexical and vector lists, the question's vector (None when not embedded) and, when it
+    names device codes of the library, the vector of the question without them
+    (engine.lang.codes.content_question), embedded in the same call: the answer ranks its
+    statements by it."""
     rc = config.retrieval
 
     def keep(pairs: Sequence[tuple[int, float]]) -> Pairs:
@@ -90,19 +94,25 @@ def _branches(snap: Snapshot, question: str, mode: Mode, mask: np.ndarray, confi
 
     lex: Pairs = []
     vec: Pairs = []
-    qvec = None
+    qvec = content = None
     if mode in ("lexical", "hybrid", "full"):
         t = time.perf_counter()
         lex = keep(snap.lexical.search(question, rc.lexical_depth, eligible=mask))
         stages.append(_stage("lexical", lex, rc.lexical_depth, t))
     if mode in ("vector", "hybrid", "full"):
         t = time.perf_counter()
-        qvec = np.asarray(embedder.embed_queries([question]), dtype=np.float32)[0]
+        without = content_question(question, mentioned(question, snap.known_codes))
+        vecs = np.asarray(embedder.embed_queries([question] if without is None else [question, without]),
+                          dtype=np.float32)
+        qvec, content = vecs[0], (vecs[1] if without is not None else None)
         t_embed = (time.perf_counter() - t) * 1000
         vec = keep(snap.vectors.search(qvec, rc.vector_depth, eligible=mask, ef=rc.hnsw_ef_search,
                                        exact_below=rc.exact_search_below))
-        stages.append(_stage("vector", vec, rc.vector_depth, t, f"query embedding {t_embed:.0f} ms"))
-    return lex, vec, qvec
+        note = f"query embedding {t_embed:.0f} ms"
+        if without is not None:
+            note += ", with the question less its device codes"
+        stages.append(_stage("vector", vec, rc.vector_depth, t, note))
+    return lex, vec, qvec, content
 
 
 def lexical_weight(snap: Snapshot, question: str, knee: float) -> float:
