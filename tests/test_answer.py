@@ -1061,3 +1061,16 @@ def test_code_after_takes_a_short_fenced_block_only():
     assert got.kind == "code" and got.text.count("\n") == 1 and u.order < got.order < u.order + 1
     assert code_after(*units["Then print the tower and measure the height of the best corners."]) is None
     assert code_after(*units["Add this section:"]) is None  # a file to open, not a command to quote
+
+
+def test_a_warning_leads_its_own_passage_not_the_answer_to_another_question():
+    gen = ("# Falke generator\n\n## Spark plug\n\nThe spark plug electrode gap is 0.7 mm.\n\n## Spark plug check\n\n"
+           "WARNING: a hot spark plug burns the skin. The spark plug electrode gap is checked with a feeler gauge.\n")
+    lib = FakeLibrary({"gen.md": (meta("gen"), gen)})
+    a = ask(lib, "What is the spark plug electrode gap?", k=2)
+    texts = [c.text for c in a.claims]
+    assert texts[0] == "The spark plug electrode gap is 0.7 mm."  # the direct answer first
+    # the other passage's warning is marked and leads that passage's statements
+    assert texts[1:] == ["WARNING: a hot spark plug burns the skin.",
+                         "The spark plug electrode gap is checked with a feeler gauge."]
+    assert a.claims[1].safety and a.claims[1].citation != a.claims[0].citation

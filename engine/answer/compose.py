@@ -151,7 +151,8 @@ def _claims(result: SearchResult, chosen: list[ScoredUnit], related: list[Scored
 
     Passages come by their best chosen claim (the most direct answer first), then by rank; a
     related passage (next section, other version) shares its anchor's rank and follows it;
-    inside a passage, document order. Versions shown inside a warning only are cited after."""
+    inside a passage, safety statements first, then document order. Versions shown inside a
+    warning only are cited after."""
     entries: dict[tuple[str, int], Entry] = {}
     for s in chosen:
         entries[(s.chunk.id, s.unit.order)] = (s.unit, s.chunk, s.rank, False, s.flagged)
@@ -177,11 +178,15 @@ def _claims(result: SearchResult, chosen: list[ScoredUnit], related: list[Scored
             citations.append(citation_for(numbers[c.id], c, meta(c)))
         return numbers[c.id]
 
-    marked = sorted(((e, states_safety(e[0]) and not e[4]) for e in ordered), key=lambda m: not m[1])
+    # a passage's safety statements lead its statements (stable sort); the passage of the most
+    # direct answer still leads the answer, so a warning about another step does not come first
+    group = {r: i for i, r in enumerate(dict.fromkeys(e[2] for e in ordered))}
+    marked = sorted(((e, states_safety(e[0]) and not e[4]) for e in ordered),
+                    key=lambda m: (group[m[0][2]], not m[1]))
     claims = [Claim(text=u.text, citation=number(c), char_start=u.char_start, char_end=u.char_end,
                     is_condition=cond, flagged=flag, safety=safety, header=table_header(c, u),
                     code=u.kind == "code")
-              for (u, c, _, cond, flag), safety in marked]  # stable sort: safety statements first
+              for (u, c, _, cond, flag), safety in marked]
     for _u, c, _r in found.used_units():
         if c.id in found.warning_only:
             number(c)

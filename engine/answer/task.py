@@ -12,7 +12,8 @@
   code block after it (engine.lang.units.code_after), or else the list that follows it.
 - Safety statements (warning, danger, caution and their equivalents, or any statement inside
   the manual's own warning markup: engine.lang.units reads Docusaurus, GitHub, MkDocs and reST
-  admonitions) among the claims and their conditions are marked, and shown first.
+  admonitions) among the claims and their conditions are marked, and lead the statements of their
+  passage (the passage of the most direct answer leads the answer).
 """
 
 from __future__ import annotations
