@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import math
+import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pdf_support import (LEFT_COLUMN, RIGHT_COLUMN, bomb_pdf, manual_pdf, raw_pdf, running_header_pdf,
                          two_column_pdf)
 
@@ -121,3 +125,22 @@ def test_pdf_in_a_library_given_by_relative_path(lib: Path, monkeypatch) -> None
     rel = Path(lib.name)
     got = read_document(rel, rel / "guide.pdf", ChunkingConfig())
     assert not isinstance(got, IngestIssue), got
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.tuples(st.sampled_from(["Service manual", "Page 1", "Page 12", "- 3 -", "Body text",
+                                                    "Other body", "Chapter 2"]),
+                                   st.integers(min_value=0, max_value=800)), max_size=8), max_size=10))
+def test_page_furniture_drops_only_repeats_of_a_line_most_pages_share(raw_pages) -> None:
+    pages = [[{"t": t, "y": y, "s": 10, "c": []} for t, y in page] for page in raw_pages]
+    drops = page_furniture(pages)
+    assert len(drops) == len(pages)
+    key = lambda t: re.sub(r"\d+", "#", t.casefold())  # noqa: E731
+    need = max(3, math.ceil(len(pages) / 2))
+    kept = [(p, k, key(ln["t"])) for p, lines in enumerate(pages) for k, ln in enumerate(lines) if k not in drops[p]]
+    for p, (lines, drop) in enumerate(zip(pages, drops)):
+        assert drop <= set(range(len(lines)))
+        for k in drop:
+            text = key(lines[k]["t"])
+            assert sum(any(key(o["t"]) == text for o in other) for other in pages) >= need  # most pages have it
+            assert any((q, j) < (p, k) and t == text for q, j, t in kept)  # kept where it first appears
