@@ -170,3 +170,22 @@ def test_ampersand_targets_and_misses_in_the_report(tmp_path, write_library, ope
     assert hybrid["by_family"]["joint"]["recall@1"] == 0.0 and hybrid["by_family"]["joint"]["recall@3"] == 1.0
     assert [m["family"] for m in report["misses"]] == ["joint"] and report["misses"][0]["rank"] == 2
     assert "rank 2" in format_misses(report)
+
+
+def test_claims_that_announce_what_follows_are_counted_open_when_nothing_follows():
+    from datetime import date
+
+    from engine.eval.answers import lead_ins
+    from engine.types import Answer, Citation, Claim
+
+    def cit(n, path):
+        return Citation(n, f"c{n}", "d", "T", "1", date(2025, 1, 1), "active", ("S",), path, 1, 9)
+
+    lead = Claim("Issue the following command:", 1, 0, 28)
+    shown = Answer("q", (lead, Claim("SET_X ACCEL=500", 1, 30, 45, code=True)), (cit(1, "a.md"),))
+    elsewhere = Answer("q", (lead, Claim("Another manual says so.", 2, 0, 23)), (cit(1, "a.md"), cit(2, "b.md")))
+    last = Answer("q", (Claim("Fine.", 1, 0, 5), lead), (cit(1, "a.md"),))
+    assert lead_ins(shown) == (1, 0)
+    assert lead_ins(elsewhere) == (1, 1)
+    assert lead_ins(last) == (1, 1)
+    assert lead_ins(Answer("q", (Claim("No colon here.", 1, 0, 14),), (cit(1, "a.md"),))) == (0, 0)

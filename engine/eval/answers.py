@@ -12,6 +12,8 @@ object to the evaluation JSON through :class:`AnswerEval`, an
       "claims_outside_span": n,     # claims whose text is not document_text[start:end] inside
                                     # the cited chunk (must be 0)
       "first_claim_hit": x,         # answerable questions whose first claim cites a gold passage
+      "lead_ins": n,                # claims ending with a colon ("…issue the following command:")
+      "lead_ins_open": n,           # of those, followed by nothing from their passage after them
       "brier": x,                   # Brier score of the answerability probability against
                                     # "answerable" (null when the hand rule decided)
       "threshold": x,               # the hand rule's threshold (used when no model is fitted)
@@ -45,6 +47,8 @@ class AnswerOutcome:
     outside: int  # claims outside their cited span
     first_hit: bool = False  # the first claim cites a gold passage
     probability: float | None = None  # Answer.answerability
+    lead_ins: int = 0  # claims ending with a colon
+    lead_ins_open: int = 0  # of those, not followed by a claim from their passage, after them
 
 
 def claims_outside_span(answer: Answer, library) -> int:
@@ -90,12 +94,30 @@ class AnswerEval:
         by_n = {c.n: c for c in answer.citations}
         first = answer.claims[0] if answer.claims else None
         first_hit = first is not None and first.citation in by_n and by_n[first.citation].chunk_id in gold
+        leads, open_ = lead_ins(answer)
         return AnswerOutcome(question.family, bool(question.targets), answer.abstained, cited,
-                             claims_outside_span(answer, self.library), first_hit, answer.answerability)
+                             claims_outside_span(answer, self.library), first_hit, answer.answerability,
+                             leads, open_)
 
     def summary(self) -> tuple[str, Any]:
         cfg = self.config or self.library.config
         return "answers", summarise(self.outcomes, abstain_threshold(cfg))
+
+
+def lead_ins(answer: Answer) -> tuple[int, int]:
+    """(claims ending with a colon, those the next claim does not continue): a claim that
+    announces a command or a list and shows nothing after it leaves the technician without it."""
+    by_n = {c.n: c for c in answer.citations}
+    leads = open_ = 0
+    for i, cl in enumerate(answer.claims):
+        if cl.flagged or cl.code or not cl.text.rstrip().endswith((":", "：")):
+            continue
+        leads += 1
+        nxt = answer.claims[i + 1] if i + 1 < len(answer.claims) else None
+        same = (nxt is not None and nxt.citation in by_n and cl.citation in by_n
+                and by_n[nxt.citation].path == by_n[cl.citation].path and nxt.char_start >= cl.char_end)
+        open_ += not same
+    return leads, open_
 
 
 def _rate(num: int, den: int) -> float | None:
@@ -112,6 +134,7 @@ def _rates(outs: Sequence[AnswerOutcome]) -> dict[str, Any]:
         "abstain_rate_noanswer": _rate(sum(o.abstained for o in no), len(no)),
         "claims_outside_span": sum(o.outside for o in outs),
         "first_claim_hit": _rate(sum(o.first_hit for o in ans), len(ans)),
+        "lead_ins": sum(o.lead_ins for o in outs), "lead_ins_open": sum(o.lead_ins_open for o in outs),
         "brier": _brier(outs),
     }
 

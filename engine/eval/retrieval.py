@@ -300,6 +300,9 @@ def format_answers(a: dict[str, Any]) -> str:
     for fam, v in rows:
         lines.append(f"{fam:<14} {v['questions']:>4} " + " ".join(fmt(v.get(k)) for _, k in cols))
     lines.append(f"claims outside their span: {a.get('claims_outside_span', 0)}")
+    if a.get("lead_ins"):
+        lines.append(f"claims announcing a command or list (ending with ':'): {a['lead_ins']}, "
+                     f"{a.get('lead_ins_open', 0)} with nothing after them")
     return "\n".join(lines)
 
 
