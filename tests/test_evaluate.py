@@ -175,7 +175,7 @@ def test_ampersand_targets_and_misses_in_the_report(tmp_path, write_library, ope
 def test_claims_that_announce_what_follows_are_counted_open_when_nothing_follows():
     from datetime import date
 
-    from engine.eval.answers import lead_ins
+    from engine.eval.answers import lead_in_counts as lead_ins
     from engine.types import Answer, Citation, Claim
 
     def cit(n, path):

@@ -136,7 +136,8 @@ def assess(question: str, result: SearchResult, library, config: Config,
     qv = question_vector(library, question, result.query_vector if result.question == question else None)
     uv = _CACHE.passages(library, [_embed_text(u, c) for u, c, _ in units])
     cos = uv @ qv
-    ranking_cos = uv @ content_vector(library, question, result, chunks)
+    by_content = content_vector(library, question, result, chunks)
+    ranking_cos = cos if by_content is None else uv @ by_content
     expected = expected_types(question)
     scored = []
     pieces = []  # (text, values) of the clean units about the named device, for the answer types
@@ -162,17 +163,16 @@ def assess(question: str, result: SearchResult, library, config: Config,
                       tuple(t.name for t in expected), tuple(t.name for t in unanswered(expected, pieces)), qv)
 
 
-def content_vector(library, question: str, result: SearchResult, chunks: Sequence[tuple[Chunk, int]]) -> np.ndarray:
+def content_vector(library, question: str, result: SearchResult,
+                   chunks: Sequence[tuple[Chunk, int]]) -> np.ndarray | None:
     """The vector that ranks units: the question's less the device codes it names, as the search
     embedded it (``SearchResult.content_vector``), else embedded now with the codes of the
-    context's documents; the question's own when it names none."""
-    if result.question == question and result.content_vector is not None:
-        return np.asarray(result.content_vector, dtype=np.float32)
+    context's documents; None when it names none (the question's own cosine ranks them)."""
+    if result.question == question and result.query_vector is not None:
+        return None if result.content_vector is None else np.asarray(result.content_vector, dtype=np.float32)
     codes = set().union(*(document_codes(library.meta_of(c)) for c, _ in chunks)) if chunks else set()
     content = content_question(question, codes)
-    known = result.query_vector if result.question == question else None
-    return question_vector(library, content if content is not None else question,
-                           known if content is None else None)
+    return None if content is None else question_vector(library, content)
 
 
 def question_vector(library, question: str, known: np.ndarray | None = None) -> np.ndarray:

@@ -22,7 +22,7 @@ import re
 
 from engine.answer.scoring import Assessment, ScoredUnit, _unscored
 from engine.lang.codes import exact_codes
-from engine.lang.cues import injection_reason, is_safety, refers_forward
+from engine.lang.cues import announces, injection_reason, is_safety, refers_forward
 from engine.lang.units import SAFETY_ADMONITIONS, code_after
 
 __all__ = ["MAX_STEPS", "code_remedies", "is_procedural", "is_safety", "lead_ins", "procedure_steps",
@@ -75,14 +75,12 @@ def code_remedies(question: str, chosen: list[ScoredUnit], a: Assessment) -> lis
     named = exact_codes(question)
     if not named:
         return []
-    by_chunk: dict[str, list[ScoredUnit]] = {}
-    for s in a.units:
-        by_chunk.setdefault(s.chunk.id, []).append(s)
+    by_chunk = _units_by_chunk(a)
     out: list[ScoredUnit] = []
     for s in chosen:
         if not named & exact_codes(s.unit.text):
             continue
-        for o in sorted(by_chunk.get(s.chunk.id, []), key=lambda o: o.unit.order):
+        for o in by_chunk.get(s.chunk.id, []):
             if o.unit.order > s.unit.order and o.unit.line == s.unit.line and not o.flagged:
                 out.append(o)
     return out
@@ -91,23 +89,28 @@ def code_remedies(question: str, chosen: list[ScoredUnit], a: Assessment) -> lis
 def lead_ins(chosen: list[ScoredUnit], a: Assessment) -> list[ScoredUnit]:
     """For each chosen unit ending with a colon, what it announces: the code block right after it
     in its chunk, or else the list items that follow it there (``MAX_STEPS`` at most)."""
-    by_chunk: dict[str, list[ScoredUnit]] = {}
-    for s in a.units:
-        by_chunk.setdefault(s.chunk.id, []).append(s)
+    by_chunk = _units_by_chunk(a)
     out: list[ScoredUnit] = []
     for s in chosen:
-        if s.flagged or not s.unit.text.rstrip().endswith((":", "：")):
+        if s.flagged or not announces(s.unit.text):
             continue
         code = code_after(s.chunk, s.unit)
         if code is not None:
             out.append(ScoredUnit(code, s.chunk, s.rank, 0.0, 0.0, 0, s.score, False, injection_reason(code.text)))
             continue
-        later = sorted((o for o in by_chunk.get(s.chunk.id, []) if o.unit.order > s.unit.order),
-                       key=lambda o: o.unit.order)
+        later = [o for o in by_chunk.get(s.chunk.id, []) if o.unit.order > s.unit.order]
         items = []
         for o in later:
             if o.unit.kind != "list_item":
                 break
             items.append(o)
         out += [o for o in items[:MAX_STEPS] if not o.flagged]
+    return out
+
+
+def _units_by_chunk(a: Assessment) -> dict[str, list[ScoredUnit]]:
+    """The assessed units of each chunk, in document order."""
+    out: dict[str, list[ScoredUnit]] = {}
+    for s in sorted(a.units, key=lambda s: s.unit.order):
+        out.setdefault(s.chunk.id, []).append(s)
     return out

@@ -33,9 +33,10 @@ from typing import Any
 
 from engine.answer import abstain_threshold, compose_answer
 from engine.config import Config, FilterConfig
+from engine.lang.cues import announces
 from engine.types import Answer, SearchResult
 
-__all__ = ["AnswerEval", "AnswerOutcome", "claims_outside_span", "evaluate_answers"]
+__all__ = ["AnswerEval", "AnswerOutcome", "claims_outside_span", "evaluate_answers", "lead_in_counts"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +95,7 @@ class AnswerEval:
         by_n = {c.n: c for c in answer.citations}
         first = answer.claims[0] if answer.claims else None
         first_hit = first is not None and first.citation in by_n and by_n[first.citation].chunk_id in gold
-        leads, open_ = lead_ins(answer)
+        leads, open_ = lead_in_counts(answer)
         return AnswerOutcome(question.family, bool(question.targets), answer.abstained, cited,
                              claims_outside_span(answer, self.library), first_hit, answer.answerability,
                              leads, open_)
@@ -104,13 +105,13 @@ class AnswerEval:
         return "answers", summarise(self.outcomes, abstain_threshold(cfg))
 
 
-def lead_ins(answer: Answer) -> tuple[int, int]:
+def lead_in_counts(answer: Answer) -> tuple[int, int]:
     """(claims ending with a colon, those the next claim does not continue): a claim that
     announces a command or a list and shows nothing after it leaves the technician without it."""
     by_n = {c.n: c for c in answer.citations}
     leads = open_ = 0
     for i, cl in enumerate(answer.claims):
-        if cl.flagged or cl.code or not cl.text.rstrip().endswith((":", "：")):
+        if cl.flagged or cl.code or not announces(cl.text):
             continue
         leads += 1
         nxt = answer.claims[i + 1] if i + 1 < len(answer.claims) else None

@@ -3,7 +3,8 @@
 - :func:`is_condition`: a warning, a restriction or a precondition;
 - :func:`is_safety`: a safety warning (its signal word), and :func:`is_safety_label`: a line that is
   only a signal word ("⚠ WARNING"), the label of the statement below it;
-- :func:`refers_forward`: a pointer to a later section for a step that belongs here;
+- :func:`refers_forward`: a pointer to a later section for a step that belongs here, and
+  :func:`announces`: a statement that ends by announcing what follows ("…the following command:");
 - :func:`injection_reason`: an instruction aimed at the system (shown as quoted evidence,
   never acted on).
 """
@@ -13,7 +14,8 @@ from __future__ import annotations
 import functools
 import re
 
-__all__ = ["INJECTION_NOTE", "injection_reason", "is_condition", "is_safety", "is_safety_label", "refers_forward"]
+__all__ = ["INJECTION_NOTE", "announces", "injection_reason", "is_condition", "is_safety", "is_safety_label",
+           "refers_forward"]
 
 
 _CONDITION_WORDS = [
@@ -72,6 +74,11 @@ _FORWARD_REF = re.compile(
 
 def refers_forward(text: str) -> bool:
     return bool(_FORWARD_REF.search(text))
+
+
+def announces(text: str) -> bool:
+    """Does the statement end by announcing what follows it ("…issue the following command:")?"""
+    return text.rstrip().endswith((":", "："))
 
 
 # --- instructions aimed at the system -----------------------------------------------

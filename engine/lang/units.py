@@ -45,6 +45,7 @@ _FENCE = re.compile(r"[ \t]*(```|~~~)")
 _QUOTE_MARK = re.compile(r"[ \t]*(?:>[ \t]*)+")
 _IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")  # a Markdown image says nothing a claim can cite
 CODE_LINES_MAX = 8  # a longer code block is a file to open, not a command to quote
+_CODE_OPENING = re.compile(r"(?:[ \t]*\n)*[ \t]*(```|~~~)[^\n]*\n")  # blank lines, then a fence
 # admonition markup: its opening line names the kind and is not a claim; the lines it governs are
 # read as usual and carry the kind. Docusaurus ":::warning ... :::", GitHub "> [!WARNING]" then
 # quoted lines, MkDocs "!!! warning" / reST ".. warning::" then indented lines.
@@ -186,7 +187,7 @@ def code_after(chunk: Chunk, unit: Unit) -> Unit | None:
     nl = text.find("\n", rel)
     if nl < 0:
         return None
-    m = re.compile(r"(?:[ \t]*\n)*[ \t]*(```|~~~)[^\n]*\n").match(text, nl + 1)
+    m = _CODE_OPENING.match(text, nl + 1)
     if not m:
         return None
     close = re.compile(r"^[ \t]*" + re.escape(m.group(1)), re.MULTILINE).search(text, m.end())
