@@ -157,6 +157,8 @@ def render_text(answer: Answer, *, trace: bool = False) -> str:
 
 def _trace_lines(t: Trace) -> list[str]:
     out = [f"trace: {t.eligible}/{t.total} chunks eligible"]
+    if t.unknown_names:
+        out[0] += f"; no eligible passage mentions {terminal_safe(', '.join(t.unknown_names), keep_newlines=False)}"
     for st in t.stages:
         note = f"  ({terminal_safe(st.note, keep_newlines=False)})" if st.note else ""
         out.append(f"  {st.name:<8} {len(st.ranked):>4} kept of window {st.window:<4} {st.ms:8.1f} ms{note}")
@@ -249,6 +251,7 @@ def trace_to_dict(t: Trace) -> dict[str, Any]:
     """The one JSON shape of a trace (``ask --json``, ``search --json``, ``trace --json``): each
     stage with its status, window, time, note and every id it kept, with its rank and score."""
     return {"question": t.question, "eligible": t.eligible, "total": t.total, "filters": list(t.filters),
+            "unknown_names": list(t.unknown_names),
             "stages": [{"name": s.name, "status": s.status.value, "count": len(s.ranked), "window": s.window,
                         "ms": round(s.ms, 2), "note": s.note,
                         "ranked": [{"chunk_id": r.chunk_id, "rank": r.rank, "score": float(r.score)}

@@ -171,6 +171,8 @@ class Trace:
     total: int  # chunks in the index
     stages: tuple[Stage, ...]
     filters: tuple[str, ...] = ()  # human-readable eligibility rules in force
+    # names the question gives (engine.lang.names) that no eligible passage mentions at all
+    unknown_names: tuple[str, ...] = ()
 
     def stage(self, name: str) -> Stage | None:
         for s in self.stages:

@@ -120,6 +120,11 @@ def test_features_are_finite_and_named(open_library, write_library, tmp_path):
     assert lib.answerability_model() is None and "hand rule" in lib.answerability_status
     empty = features("x", lib.search("zzzz qqqq", mode="lexical"), a, None)
     assert empty["lexical_found"] == 0.0
+    assert f["name_unknown"] == 0.0
+    named = lib.search("How often replace the seal of the Grundfos CR pump?")
+    assert named.trace.unknown_names == ("Grundfos", "CR")
+    assert evidence_features(named.question, named, lib, assess(named.question, named, lib, lib.config))[
+        "name_unknown"] == 1.0
 
 
 def test_lexical_features_count_for_a_same_language_question_only(open_library, write_library, tmp_path):
@@ -170,3 +175,19 @@ def test_the_cross_encoder_runs_for_answerability_only_when_the_rerank_stage_did
         calls.clear()
         a = ask(both, q, config=cfg, k=1)
         assert calls and any("with cross-encoder" in n for n in a.notes), a.notes
+
+
+def test_an_answer_says_which_names_no_document_mentions(open_library, write_library, tmp_path):
+    from engine.answer import compose_answer
+
+    root = write_library(tmp_path / "lib", {"a.md": "# Pump\n\n## Seal\n\nReplace the seal every 500 h.\n"})
+    lib = open_library(root)
+    lib.build()
+    q = "How often replace the seal of the Grundfos pump?"
+    for bias, abstained in ((-3.0, True), (3.0, False)):
+        model = _WithModel(lib, _model(_variant(["unit_cos"], [0.0], threshold=0.5, bias=bias)))
+        a = compose_answer(q, lib.search(q), model, Config())
+        assert a.abstained is abstained
+        assert any("no document searched mentions Grundfos" in n for n in a.notes), a.notes
+    a = compose_answer("How often replace the seal?", lib.search("How often replace the seal?"), model, Config())
+    assert not any("mentions" in n for n in a.notes)

@@ -527,3 +527,13 @@ def test_the_search_embeds_the_question_less_its_device_codes_in_the_same_call(t
     assert "less its device codes" in named.trace.stage("vector").note
     plain = lib.search("Which oil goes into the compressor?")
     assert plain.content_vector is None and "device codes" not in plain.trace.stage("vector").note
+
+
+def test_the_trace_names_what_no_eligible_passage_mentions(lib):
+    tr = lib.search("Does the Grundfos pump need priming before the first start?").trace
+    assert tr.unknown_names == ("Grundfos",)
+    assert lib.search("How do I prime the pump? The P-100 manual").trace.unknown_names == ()
+    valve = [c.id for c in lib.chunks_of("valve.md")]
+    # a name only an excluded passage holds is unknown to that search
+    assert lib.search("bonnet bolts of the V-20", exclude=valve).trace.unknown_names == ("V-20",)
+    assert lib.search("bonnet bolts of the V-20").trace.unknown_names == ()

@@ -104,3 +104,13 @@ def test_a_claim_shows_markdown_links_as_their_text_but_keeps_its_verbatim_span(
     data = answer_to_dict(_answer(text, trace=None))
     assert data["claims"][0]["text"] == text and data["claims"][0]["display"] == shown(text)
     assert "If so, calibrate the z_offset again with care. [1]" in render_text(_answer(text, trace=None))
+
+
+def test_the_trace_says_which_names_no_eligible_passage_mentions():
+    from engine.render import trace_to_dict
+    from engine.types import Trace
+
+    t = Trace("q?", 3, 5, (), (), ("Grundfos", "EBB\x1b[2J36"))
+    out = render_text(_answer(trace=t), trace=True)
+    assert "trace: 3/5 chunks eligible; no eligible passage mentions Grundfos, EBB" in out and "\x1b" not in out
+    assert trace_to_dict(t)["unknown_names"] == ["Grundfos", "EBB\x1b[2J36"]  # JSON escapes it

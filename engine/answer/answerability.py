@@ -19,7 +19,10 @@ One calibrated number per question, from features that hold for any corpus:
   counted for a same-language question only (the shipped one was trained on same-language
   pairs: a cross-lingual pair scores low whether or not it answers),
 - a code the question names that no passage holds, an answer type asked for and not given
-  (engine.answer.answertype: one feature among the others, never the rule).
+  (engine.answer.answertype: one feature among the others, never the rule),
+- a name the question gives (a product, a board, a brand: engine.lang.names, by its shape) that no
+  eligible passage of the library mentions at all (``Trace.unknown_names``): a question about the
+  "Creality Sonic Pad" is not answered by the passages about the neighbouring topic.
 
 A logistic regression over those (standardised) features gives the probability; its weights,
 the feature names and the abstention threshold are a fact about the models they were fitted
@@ -50,7 +53,7 @@ __all__ = ["AnswerabilityModel", "BASE_FEATURES", "CE_FEATURES", "CE_PASSAGES", 
 BASE_FEATURES = (
     "unit_cos", "passage_cos", "passage_margin", "lex_cover_top", "lex_cover_best", "unit_overlap",
     "branch_agree", "lexical_found", "lexical_sight", "cross_lingual", "missing_code", "type_asked",
-    "type_missing", "question_terms",
+    "type_missing", "question_terms", "name_unknown",
 )
 CE_FEATURES = ("ce_top", "ce_first", "ce_margin")  # counted for same-language pairs only (below)
 # the lexical view of the evidence, counted for a same-language question only (below); the lexical
@@ -85,6 +88,7 @@ def features(question: str, result: SearchResult, assessment, ce_scores: Sequenc
         "type_asked": 1.0 if assessment.expected else 0.0,
         "type_missing": 1.0 if assessment.type_missing else 0.0,
         "question_terms": math.log1p(len(q_terms)),
+        "name_unknown": 1.0 if trace is not None and trace.unknown_names else 0.0,
     }
     f["cross_lingual"] = cross
     for name in LEXICAL_FEATURES:  # shared words are no evidence between two languages (nor their absence)

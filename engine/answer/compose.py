@@ -59,6 +59,8 @@ def compose_answer(question: str, result: SearchResult, library, config: Config,
     claims, citations, numbers = _claims(result, chosen, related, found, meta)
     if a.unanswered:
         notes.append(f"not found in these documents: the {_names(a.unanswered)} asked for")
+    if _unknown_names(result):  # the answer is about what the documents do say
+        notes.append(_unknown_note(_unknown_names(result)))
     more = left_out(a, [*chosen, *related])
     if more:
         notes.append(f"{more} more statement{'s' if more > 1 else ''} as close to the question in the cited "
@@ -120,11 +122,23 @@ def _abstention(question: str, result: SearchResult, library, config: Config, a:
         why = f"no passage gives the {_names(a.unanswered)} asked for"
     else:
         why = f"evidence {a.evidence:.3f} below threshold {abstain_threshold(config):.3f}"
-    if a.missing_codes:
-        why += f"; not in these passages: {', '.join(a.missing_codes)}"
+    unknown = _unknown_names(result)
+    codes = [c for c in a.missing_codes if c not in {u.upper() for u in unknown}]
+    if codes:
+        why += f"; not in these passages: {', '.join(codes)}"
+    if unknown:
+        why += f"; {_unknown_note(unknown)}"
     return Answer(question, (), (), abstained=True, to_consult=consult, trace=result.trace,
                   notes=tuple(notes + [f"not found in these documents ({why})"]),
                   answerability=verdict.probability if verdict else None)
+
+
+def _unknown_names(result: SearchResult) -> tuple[str, ...]:
+    return result.trace.unknown_names if result.trace else ()
+
+
+def _unknown_note(names: tuple[str, ...]) -> str:
+    return f"no document searched mentions {', '.join(names)}"
 
 
 Entry = tuple[Unit, Chunk, int, bool, str]  # unit, chunk, rank, is a condition, flagged

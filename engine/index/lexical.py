@@ -16,6 +16,7 @@ import bm25s
 import numpy as np
 
 from engine.errors import IndexCorrupt
+from engine.lang.names import name_terms
 from engine.lang.words import TOKENIZER_VERSION, tokenize
 
 __all__ = ["TOKENIZER_VERSION", "LexicalIndex", "tokenize"]
@@ -124,6 +125,24 @@ class LexicalIndex:
             if df:
                 seen += idf
         return seen / total if total > 0 else 0.0
+
+    def unknown(self, words: Sequence[str], eligible: np.ndarray | None = None) -> tuple[str, ...]:
+        """The ``words`` no row holds (no ``eligible`` row, when given) by any of their terms
+        (engine.lang.names.name_terms: ``SD-Karte`` is known where ``sd`` is): what a question
+        names that the library never mentions."""
+        if eligible is not None:
+            eligible = np.asarray(eligible, dtype=bool)
+            if eligible.shape != (self._count,):
+                raise ValueError(f"eligible has shape {eligible.shape}, expected ({self._count},)")
+
+        def held(term: str) -> bool:
+            tid = self._vocab.get(term)
+            if tid is None:
+                return False
+            rows = self._indices[self._indptr[tid] : self._indptr[tid + 1]]
+            return bool(rows.size) if eligible is None else bool(eligible[rows].any())
+
+        return tuple(w for w in words if not any(held(t) for t in name_terms(w)))
 
     # ---- persistence -------------------------------------------------------
 

@@ -22,7 +22,7 @@ from collections.abc import Collection
 
 from engine.lang.words import terms
 
-__all__ = ["content_question", "device_codes", "exact_codes", "model_names", "normalise_code"]
+__all__ = ["content_question", "device_code_spans", "device_codes", "exact_codes", "model_names", "normalise_code"]
 
 # letters then digits, optionally joined by '-', '_' or a space, optional letter suffix:
 # KX-7, HY-400S, Hydra-400, VB 12, CV60
@@ -37,6 +37,11 @@ def device_codes(text: str) -> set[str]:
     """Device-code-shaped tokens of a text, normalised ("KX-7" -> "kx7")."""
     text = unicodedata.normalize("NFKC", text)
     return {normalise_code(a + b) for a, b in _DEVICE.findall(text)}
+
+
+def device_code_spans(text: str) -> list[tuple[int, int, str]]:
+    """Where ``text`` (NFKC-normalised by the caller) names device codes: (start, end, normalised)."""
+    return [(m.start(), m.end(), normalise_code(m.group(1) + m.group(2))) for m in _DEVICE.finditer(text)]
 
 
 def content_question(question: str, codes: Collection[str]) -> str | None:

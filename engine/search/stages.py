@@ -12,6 +12,9 @@
 7. context: top ``final_context`` after rerank, duplicates removed, neighbours added within
    ``context_token_budget`` (engine.search.context).
 
+The trace also names what the question names (engine.lang.names) that no eligible passage
+mentions at all (``Trace.unknown_names``, from the lexical index's vocabulary under the same mask).
+
 Modes: ``lexical`` / ``vector`` stop after their branch (hits = that list), ``hybrid`` after
 fusion (hits = fused window), ``full`` runs everything (hits = context).
 """
@@ -27,6 +30,7 @@ import numpy as np
 from engine.config import Config
 from engine.index.snapshot import Snapshot
 from engine.lang.codes import content_question
+from engine.lang.names import question_names
 from engine.search.context import ContextItem, assemble_context
 from engine.search.devices import mentioned
 from engine.search.eligibility import Eligibility
@@ -70,7 +74,9 @@ def search(snap: Snapshot, question: str, mode: Mode, rule: Eligibility, config:
         row = snap.by_id[cid]
         m = snap.metas[row]
         hits.append(Hit(snap.chunks[row], rank, score, m.title, m.date, m.status))
-    trace = Trace(question, int(mask.sum()), len(snap.chunks), tuple(stages), rule.describe())
+    names = question_names(question, snap.known_codes)
+    unknown = snap.lexical.unknown(names, mask) if snap.lexical is not None else ()
+    trace = Trace(question, int(mask.sum()), len(snap.chunks), tuple(stages), rule.describe(), unknown)
     return SearchResult(question, tuple(hits), trace, qvec, content)
 
 

@@ -46,6 +46,8 @@ class TraceScreen(FieldQAScreen):
     def compose(self) -> ComposeResult:
         t = self.trace
         filters = f" · filters: {'; '.join(t.filters)}" if t.filters else ""
+        if t.unknown_names:
+            filters += f" · no eligible passage mentions {', '.join(t.unknown_names)}"
         yield Static(
             literal(f"Trace: {t.question}\n{t.eligible} of {t.total} chunks eligible{filters}"),
             id="trace-summary", markup=False,

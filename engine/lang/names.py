@@ -1,0 +1,90 @@
+"""Names: the products, brands, boards and identifiers a question names, found by their shape.
+
+A question that names something ("the BTT EBB36", "a Creality Sonic Pad", "Telegram") asks about
+*that* thing; when no passage of the library mentions it at all, the library cannot answer, however
+close its passages about the neighbouring topic are (engine.answer.answerability reads it as one
+feature). A name is a Latin-script word that is shaped like one, in any language:
+
+- mixed case inside the word or two capitals at least (``GitHub``, ``MicroProbe``, ``PINDA``, ``BTT``),
+  or letters and digits together (``EBB36``, ``M8P``, ``SV06``);
+- a capitalised word that does not start its sentence, in a language that does not capitalise
+  its common nouns (German does: ``Hotend`` there is a noun, not a name);
+- any Latin-script word in a question written in Chinese, Japanese or Korean script (a brand or an
+  identifier kept as the user types it).
+
+A single letter ("I", "a") is never a name.
+
+Nothing here lists a name: whether a name is *known* is a fact about the library (the lexical
+index's vocabulary, engine.index.lexical), never about this module.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Collection
+
+from engine.lang.codes import device_code_spans
+from engine.lang.language import question_language
+from engine.lang.words import tokenize
+
+__all__ = ["name_parts", "name_terms", "question_names"]
+
+_LATIN_WORD = re.compile(r"(?<![\w])[A-Za-z][A-Za-z0-9]*(?:[-_.][A-Za-z0-9]+)*(?![\w])")
+_WIDE_SCRIPT = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+_SENTENCE_END = ".?!¿¡:;\"'«»“”()[]`*"
+_PART = re.compile(r"[-_.]+")
+NOUNS_CAPITALISED = frozenset({"de"})  # languages whose common nouns start with a capital
+
+
+def question_names(text: str, devices: Collection[str] = ()) -> tuple[str, ...]:
+    """The name-shaped words of ``text`` (a question), in order, each once. A word right before a
+    device code among ``devices`` (engine.lang.codes' normalised form: the devices the library's
+    documents are about) is that device's brand, which its manual may spell in another script
+    ("Haram HR-5" for a manual in Korean): it is left out."""
+    text = unicodedata.normalize("NFKC", text)
+    wide = bool(_WIDE_SCRIPT.search(text))
+    capital_nouns = question_language(text) in NOUNS_CAPITALISED
+    brand_ends = {_brand_end(text, start) for start, _end, code in device_code_spans(text) if code in devices}
+    out: dict[str, None] = {}
+    for m in _LATIN_WORD.finditer(text):
+        word = m.group()
+        if len(word) < 2 or m.end() in brand_ends:  # "I", "a": a pronoun or an article, not a name
+            continue
+        before = text[: m.start()].rstrip()
+        starts = not before or before[-1] in _SENTENCE_END
+        if wide or _strong(word) or (word[0].isupper() and not starts and not capital_nouns):
+            out.setdefault(word, None)
+    return tuple(out)
+
+
+def _brand_end(text: str, start: int) -> int:
+    """Where the word before position ``start`` ends (spaces between them skipped)."""
+    end = start
+    while end > 0 and text[end - 1].isspace():
+        end -= 1
+    return end
+
+
+def _strong(word: str) -> bool:
+    letters = [c for c in word if c.isalpha()]
+    return (sum(c.isupper() for c in letters) >= 2 or any(c.isupper() for c in word[1:])
+            or (any(c.isdigit() for c in word) and bool(letters)))
+
+
+def name_parts(name: str) -> tuple[str, ...]:
+    """The pieces of a joined name that could each be what a passage calls it (``SD-Karte`` ->
+    ``SD``, ``Karte``): two characters at least, not a bare number."""
+    return tuple(p for p in _PART.split(name) if len(p) >= 2 and not p.isdigit())
+
+
+def name_terms(name: str) -> tuple[str, ...]:
+    """The lexical terms (engine.lang.words.tokenize) of which a passage that mentions ``name``
+    holds one at least: the name as one term and each of its parts (``SD-Karte`` is mentioned by a
+    passage about the ``SD`` card)."""
+    out: dict[str, None] = {}
+    for piece in (name, *name_parts(name)):
+        toks = tokenize(piece)
+        if toks:
+            out.setdefault(toks[0], None)
+    return tuple(out)
