@@ -1074,3 +1074,43 @@ def test_a_warning_leads_its_own_passage_not_the_answer_to_another_question():
     assert texts[1:] == ["WARNING: a hot spark plug burns the skin.",
                          "The spark plug electrode gap is checked with a feeler gauge."]
     assert a.claims[1].safety and a.claims[1].citation != a.claims[0].citation
+
+
+PHASE = """# Endstop phase
+
+## Calibrating endstop phases
+
+If using Trinamic drivers one can calibrate the endstop phases with the ENDSTOP_PHASE_CALIBRATE command. Start by adding the following to the config file:
+```
+[endstop_phase]
+```
+
+Then restart the printer and run a `G28` command followed by an `ENDSTOP_PHASE_CALIBRATE` command. Run at least five `G28` commands.
+
+Finally, run the following to update the configuration file with the data:
+```
+SAVE_CONFIG
+```
+
+## Phase drift
+
+The reported phase may drift by one step when the endstop is not accurate.
+"""
+
+
+def test_a_how_to_answer_gives_a_procedure_written_as_paragraphs_in_order_with_its_commands():
+    lib = FakeLibrary({"phase.md": (meta("phase"), PHASE)})
+    a = ask(lib, "How do I calibrate the endstop phase?", k=1)
+    texts = [c.text for c in a.claims]
+    order = ["Start by adding the following to the config file:", "[endstop_phase]",
+             "Then restart the printer and run a `G28` command followed by an `ENDSTOP_PHASE_CALIBRATE` command.",
+             "Run at least five `G28` commands.",
+             "Finally, run the following to update the configuration file with the data:", "SAVE_CONFIG"]
+    assert all(t in texts for t in order), texts
+    assert [texts.index(t) for t in order] == sorted(texts.index(t) for t in order)
+    assert [c.code for c in a.claims if c.text in ("[endstop_phase]", "SAVE_CONFIG")] == [True, True]
+    assert not any("drift" in t for t in texts)  # another section is not part of the procedure
+    assert_verbatim(lib, a)
+    # a question that asks for a fact is not given the whole section
+    b = ask(lib, "What does ENDSTOP_PHASE_CALIBRATE need in the config file?", k=1)
+    assert len(b.claims) < len(a.claims)

@@ -189,3 +189,15 @@ def test_claims_that_announce_what_follows_are_counted_open_when_nothing_follows
     assert lead_ins(elsewhere) == (1, 1)
     assert lead_ins(last) == (1, 1)
     assert lead_ins(Answer("q", (Claim("No colon here.", 1, 0, 14),), (cit(1, "a.md"),))) == (0, 0)
+
+
+def test_claims_per_answer_and_their_share_on_gold_count_answered_answerable_questions_only():
+    from engine.eval.answers import AnswerOutcome, summarise
+
+    outs = [AnswerOutcome("f", True, False, True, 0, claims=4, gold_claims=3),
+            AnswerOutcome("f", True, False, False, 0, claims=2, gold_claims=0),
+            AnswerOutcome("f", True, True, False, 0),  # abstained: no claims, not counted
+            AnswerOutcome("-", False, False, False, 0, claims=5)]  # no-answer: not counted
+    s = summarise(outs, 0.5)
+    assert s["claims_per_answer"] == 3.0 and s["gold_claim_share"] == 0.5
+    assert s["by_family"]["-"]["claims_per_answer"] is None

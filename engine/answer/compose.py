@@ -99,9 +99,9 @@ def _assess_looking_past_context(question: str, result: SearchResult, library, c
 def _add_task_units(question: str, chosen: list[ScoredUnit], a: Assessment, library) -> None:
     """A how-to question's whole procedure, a named error code's remedy and what a claim ending
     with a colon announces join the claims (engine.answer.task)."""
-    extra = procedure_steps(chosen, a, library) if is_procedural(question) else []
-    extra += code_remedies(question, chosen, a)
-    extra += lead_ins(chosen, a)
+    steps = procedure_steps(chosen, a, library) if is_procedural(question) else []
+    extra = steps + code_remedies(question, chosen, a)
+    extra += lead_ins(chosen + steps, a)
     have = {(s.chunk.id, s.unit.order) for s in chosen}
     for s in extra:
         if (s.chunk.id, s.unit.order) not in have:

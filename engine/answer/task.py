@@ -3,7 +3,8 @@
 - A how-to question gets the procedure of the best section whole and in order: every list item
   of that section (numbered or bulleted steps keep their values: torques, sizes), and those of
   the next section when the section points forward to it ("the next section must be completed
-  first"). How-to is read from the question's form in each language ("how do I…", "comment…",
+  first"); a section with no list gives its statements in order (a procedure written as
+  paragraphs), with the commands they announce. How-to is read from the question's form in each language ("how do I…", "comment…",
   "wie…", "cómo…", "어떻게/방법", "如何/怎么", "どうやって/手順"), never from a list of questions;
   "how often / how much / wie viel…" ask for a value, not a procedure.
 - A question naming an error code gets the code's meaning with its remedy: the units that
@@ -54,7 +55,9 @@ def states_safety(unit) -> bool:
 
 def procedure_steps(chosen: list[ScoredUnit], a: Assessment, library) -> list[ScoredUnit]:
     """The list items of the best claim's section, in document order (and of the next section
-    when that section points forward), ``MAX_STEPS`` at most; none when the section has none."""
+    when that section points forward), ``MAX_STEPS`` at most; a section without a list (a
+    procedure written as paragraphs, as much software documentation is) gives its statements
+    instead, on the same bound. None when there are more."""
     best = next((s for s in chosen if not s.flagged), None)
     if best is None:
         return []
@@ -67,6 +70,8 @@ def procedure_steps(chosen: list[ScoredUnit], a: Assessment, library) -> list[Sc
             nxt = [c for c in following if c.section_id == following[0].section_id]
             units += [scored.get((u.chunk.id, u.unit.order), u) for c in nxt for u in _unscored(c, best.rank)]
     steps = [u for u in units if u.unit.kind == "list_item" and not u.flagged]
+    if not steps:  # a procedure written as prose: the section's statements, when short enough to read out
+        steps = [u for u in units if u.unit.kind == "sentence" and not u.flagged]
     return steps if len(steps) <= MAX_STEPS else []
 
 

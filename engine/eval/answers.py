@@ -12,6 +12,8 @@ object to the evaluation JSON through :class:`AnswerEval`, an
       "claims_outside_span": n,     # claims whose text is not document_text[start:end] inside
                                     # the cited chunk (must be 0)
       "first_claim_hit": x,         # answerable questions whose first claim cites a gold passage
+      "claims_per_answer": x,       # claims shown per answered answerable question
+      "gold_claim_share": x,        # of those claims, the share citing a gold passage
       "lead_ins": n,                # claims ending with a colon ("…issue the following command:")
       "lead_ins_open": n,           # of those, followed by nothing from their passage after them
       "brier": x,                   # Brier score of the answerability probability against
@@ -50,6 +52,8 @@ class AnswerOutcome:
     probability: float | None = None  # Answer.answerability
     lead_ins: int = 0  # claims ending with a colon
     lead_ins_open: int = 0  # of those, not followed by a claim from their passage, after them
+    claims: int = 0  # claims shown
+    gold_claims: int = 0  # of those, citing a gold passage
 
 
 def claims_outside_span(answer: Answer, library) -> int:
@@ -96,9 +100,10 @@ class AnswerEval:
         first = answer.claims[0] if answer.claims else None
         first_hit = first is not None and first.citation in by_n and by_n[first.citation].chunk_id in gold
         leads, open_ = lead_in_counts(answer)
+        on_gold = sum(1 for cl in answer.claims if cl.citation in by_n and by_n[cl.citation].chunk_id in gold)
         return AnswerOutcome(question.family, bool(question.targets), answer.abstained, cited,
                              claims_outside_span(answer, self.library), first_hit, answer.answerability,
-                             leads, open_)
+                             leads, open_, len(answer.claims), on_gold)
 
     def summary(self) -> tuple[str, Any]:
         cfg = self.config or self.library.config
@@ -128,6 +133,8 @@ def _rate(num: int, den: int) -> float | None:
 def _rates(outs: Sequence[AnswerOutcome]) -> dict[str, Any]:
     ans = [o for o in outs if o.answerable]
     no = [o for o in outs if not o.answerable]
+    answered = [o for o in ans if not o.abstained]
+    shown = sum(o.claims for o in answered)
     return {
         "questions": len(outs), "answerable": len(ans), "noanswer": len(no),
         "cited_rate": _rate(sum(o.cited for o in ans), len(ans)),
@@ -135,6 +142,8 @@ def _rates(outs: Sequence[AnswerOutcome]) -> dict[str, Any]:
         "abstain_rate_noanswer": _rate(sum(o.abstained for o in no), len(no)),
         "claims_outside_span": sum(o.outside for o in outs),
         "first_claim_hit": _rate(sum(o.first_hit for o in ans), len(ans)),
+        "claims_per_answer": _rate(shown, len(answered)),
+        "gold_claim_share": _rate(sum(o.gold_claims for o in answered), shown),
         "lead_ins": sum(o.lead_ins for o in outs), "lead_ins_open": sum(o.lead_ins_open for o in outs),
         "brier": _brier(outs),
     }

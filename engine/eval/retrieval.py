@@ -291,10 +291,11 @@ def format_report(report: dict[str, Any]) -> str:
 def format_answers(a: dict[str, Any]) -> str:
     """The answer scores of ``fieldqa eval --answers`` as a table (engine.eval.answers)."""
     cols = (("cited", "cited_rate"), ("first", "first_claim_hit"), ("abst.ans", "abstain_rate_answerable"),
-            ("abst.no", "abstain_rate_noanswer"), ("brier", "brier"))
+            ("abst.no", "abstain_rate_noanswer"), ("brier", "brier"), ("claims", "claims_per_answer"),
+            ("on.gold", "gold_claim_share"))
     fmt = lambda v: f"{v:>9.3f}" if isinstance(v, (int, float)) else f"{'-':>9}"  # noqa: E731
     lines = ["answers (cited answer, first claim cites gold, abstention on answerable / no-answer, "
-             "Brier of the answerability)",
+             "Brier of the answerability, claims per answer and their share citing gold)",
              f"{'family':<14} {'n':>4} " + " ".join(f"{h:>9}" for h, _ in cols)]
     rows = [("all", a)] + sorted(a.get("by_family", {}).items())
     for fam, v in rows:
