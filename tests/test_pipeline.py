@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from engine.config import Config, FilterConfig
+from engine.index.rows import unit_sha
 from engine.pipeline import BuildCancelled, BuildProgress
 from hash_embedder import HashEmbedder
 
@@ -537,3 +538,26 @@ def test_the_trace_names_what_no_eligible_passage_mentions(lib):
     # a name only an excluded passage holds is unknown to that search
     assert lib.search("bonnet bolts of the V-20", exclude=valve).trace.unknown_names == ("V-20",)
     assert lib.search("bonnet bolts of the V-20").trace.unknown_names == ()
+
+
+def test_units_cut_another_way_are_embedded_by_the_next_build(tmp_path, open_library, write_library, monkeypatch):
+    """engine.lang.units.UNITS_VERSION: a new way of cutting units gives texts the index lacks; the
+    next build embeds those (and only those), even when no file changed."""
+    import engine.index.build as build
+
+    emb = HashEmbedder()
+    library = open_library(write_library(tmp_path / "lib", DOCS), embedder=emb)
+    library.build()
+    texts = sorted(_unit_texts(library))
+    key = library.unit_vector_key
+    gone = [unit_sha(t) for t in texts[:2]]  # as if the new cut made two texts the index never saw
+    library.store._conn.execute(f"DELETE FROM embeddings WHERE model=? AND text_sha IN ({','.join('?' * len(gone))})",
+                                (key, *gone))
+    library.store._conn.commit()
+    before = emb.passages_embedded
+    library.build()  # same version: this generation's units count as done
+    assert emb.passages_embedded == before
+    monkeypatch.setattr(build, "UNITS_VERSION", build.UNITS_VERSION + "-next")
+    library.build()
+    assert emb.passages_embedded == before + 2
+    assert set(library.unit_vectors(texts)) == set(texts)

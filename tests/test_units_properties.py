@@ -40,3 +40,26 @@ def test_units_are_verbatim_ordered_and_never_markup(lines, offset):
             assert code.kind == "code" and u.order < code.order < u.order + 1
     starts = [u.char_start for u in units]
     assert starts == sorted(starts)
+
+
+def _units_of(body: str, path: str = "p.md") -> list[tuple[str, str]]:
+    chunk = Chunk(id="c", doc_id="d", version="1", path=path, start_line=1, end_line=body.count("\n") + 1,
+                  heading_path=("S",), char_start=0, char_end=len(body), kind="prose", section_id="s",
+                  language="en", text=body)
+    return [(u.kind, u.text) for u in split_units(chunk)]
+
+
+def test_a_wrapped_list_item_is_one_unit_with_its_continuation_lines():
+    body = ("## Status\n\n- `max_velocity`, `max_accel`,\n  `square_corner_velocity`: the limits in effect.\n"
+            "- `stalls`: the number of\nstalls since the start.\n\nAfter the list. A second sentence.\n")
+    assert _units_of(body) == [
+        ("list_item", "`max_velocity`, `max_accel`,\n  `square_corner_velocity`: the limits in effect."),
+        ("list_item", "`stalls`: the number of\nstalls since the start."),  # a lazy continuation line
+        ("sentence", "After the list."), ("sentence", "A second sentence.")]
+    # a table row, a heading, a fence or a blank line ends the item
+    assert _units_of("- step one\n| a | b |\n- step two\n```\ncode\n```\nprose after.\n") == [
+        ("list_item", "step one"), ("table_row", "| a | b |"), ("list_item", "step two"),
+        ("sentence", "prose after.")]
+    # text without blank lines (HTML, PDF: each line a paragraph): only an indented line continues
+    assert _units_of("• Open the valve\nThe pump starts.\n• Close it\n   slowly.") == [
+        ("list_item", "Open the valve"), ("sentence", "The pump starts."), ("list_item", "Close it\n   slowly.")]

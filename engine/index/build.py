@@ -24,6 +24,7 @@ from engine.config import Config
 from engine.index.rows import meta_to_json, text_sha, unit_sha
 from engine.index.snapshot import Snapshot
 from engine.index.store import IndexStore
+from engine.lang.units import UNITS_VERSION
 from engine.types import Chunk, Document, IngestIssue, IngestReport
 
 __all__ = ["BuildCancelled", "BuildProgress", "EMBED_BATCH", "Indexer", "UnitVectors", "embed_units", "text_sha",
@@ -294,7 +295,8 @@ def embed_units(store: IndexStore, embedder: Any, chunks: Sequence[Chunk], units
     Returns how many units were embedded (0 when this generation's units are already done). A
     cancel stops it; answers then embed what is missing, and the next build finishes it."""
     key = units.key
-    done_for = f"{store.current_number()}:{key}"
+    # units cut another way (engine.lang.units.UNITS_VERSION) are other texts: embed those missing
+    done_for = f"{store.current_number()}:{key}:{UNITS_VERSION}"
     if store.get_info(UNITS_DONE) == done_for:
         return 0
     spans = {c.id: units.spans(c) for c in chunks}

@@ -18,6 +18,10 @@ from engine.lang.text import sentence_spans, strip_span
 from engine.types import Chunk
 
 UnitKind = Literal["sentence", "list_item", "table_row", "code"]
+# Bump when split_units cuts a text differently: the index keeps each unit's vector under its text,
+# and the next build embeds the units of the new cut that it lacks (engine.index.build.embed_units).
+# 2: a wrapped list item is one unit with its continuation lines
+UNITS_VERSION = "2"
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +65,9 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
     """Split a chunk's text into claimable units, in document order.
 
     Lines are read one by one: a table row (not the ``|---|`` rule) or a list item
-    is one unit (its list marker left out of the span); other lines are gathered
+    is one unit (its list marker left out of the span; a wrapped item's continuation lines, up to
+    a blank line, are part of it: indented ones always, unindented ones where blank lines part the
+    blocks, as in Markdown); other lines are gathered
     into paragraphs (a blank line, a heading, a list item or a row ends one) and a
     paragraph is cut into sentences. Headings and code fences are not claims. An admonition's
     opening line is not a claim either; the units it governs carry its kind (``admonition``). So
@@ -78,11 +84,17 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
     blank_layout = bool(re.search(r"\n[ \t]*\n", text))  # paragraphs apart by blank lines
     labelled: list[tuple[int, int]] = []  # lines a label governs, in a text without blank lines
     pending = False  # a label was read there; the next line is its statement
+    item: int | None = None  # the list item the next prose line continues (a wrapped item), if any
 
     def kind_at(start: int) -> str:
         return "warning" if any(a <= start < b for a, b in labelled) else kind
 
+    def kind_changed(start: int) -> bool:  # a continuation line under another admonition kind
+        return out[item][4] != kind_at(start)
+
     def flush() -> None:
+        nonlocal item
+        item = None
         if para:
             start, end = para[0][0], para[-1][1]
             for s, e in _sentences(text, start, end):
@@ -145,6 +157,12 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
             s, e = strip_span(text, line_start + m.end(), line_end)
             if e > s and _says_something(text[s:e]):
                 out.append(("list_item", s, e, heading, kind_at(s)))
+                item = len(out) - 1
+            continue
+        # the item goes on (wrapped): an indented line, or any prose line where blank lines part blocks
+        if item is not None and (blank_layout or line[:1] in " \t") and not kind_changed(line_start):
+            k, s, _e, head, adm = out[item]
+            out[item] = (k, s, strip_span(text, line_start, line_end)[1], head, adm)
             continue
         q = _QUOTE_MARK.match(line)
         start = line_start + (q.end() if q else 0)
