@@ -3,7 +3,11 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine.index.lexical import LexicalIndex
 from engine.lang.names import name_parts, name_terms, question_names
@@ -50,3 +54,22 @@ def test_the_brand_of_a_device_the_library_is_about_is_left_out():
     assert question_names(q, devices={"hr5"}) == ("HR-5",)  # its Korean manual spells the brand in Hangul
     assert question_names(q, devices={"kx7"}) == ("Haram", "HR-5")
     assert question_names("Haram  HR 5 기본 설정은?", devices={"hr5"}) == ("HR",)
+
+
+def test_names_are_found_where_the_script_changes_and_keep_their_accents():
+    assert question_names("打印完成后怎么让Klipper发Telegram通知？") == ("Klipper", "Telegram")
+    assert question_names("Quel est le niveau sonore du compresseur Borée BR-20 ?") == ("Borée", "BR-20")
+
+
+WORDS = st.sampled_from(["the", "pump", "Grundfos", "EBB36", "SD-Karte", "printer.cfg", "GitHub", "Borée",
+                         "打印", "Telegram", "배터리를", "KX-7", "ＥＢＢ３６", "I", "Wie", "Hotend", "a1b", "x_y"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(WORDS, min_size=1, max_size=10), st.sampled_from([" ", "", "? ", ", "]))
+def test_a_library_holding_the_question_knows_every_name_in_it(words, sep):
+    q = sep.join(words)
+    names = question_names(q)
+    assert all(len(n) >= 2 and n in unicodedata.normalize("NFKC", q) for n in names)
+    assert LexicalIndex.build([q]).unknown(names) == ()
+    assert LexicalIndex.build(["nothing here"]).unknown(names) == names

@@ -12,7 +12,7 @@ feature). A name is a Latin-script word that is shaped like one, in any language
 - any Latin-script word in a question written in Chinese, Japanese or Korean script (a brand or an
   identifier kept as the user types it).
 
-A single letter ("I", "a") is never a name.
+A single letter ("I", "a") or a function word ("the" in a Chinese question) is never a name.
 
 Nothing here lists a name: whether a name is *known* is a fact about the library (the lexical
 index's vocabulary, engine.index.lexical), never about this module.
@@ -30,7 +30,9 @@ from engine.lang.words import tokenize
 
 __all__ = ["name_parts", "name_terms", "question_names"]
 
-_LATIN_WORD = re.compile(r"(?<![\w])[A-Za-z][A-Za-z0-9]*(?:[-_.][A-Za-z0-9]+)*(?![\w])")
+_L = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f"  # Latin letters, accented ones included
+# a Latin word, joined by - _ . ("SD-Karte", "printer.cfg"), wherever the next script begins ("发Telegram通知")
+_LATIN_WORD = re.compile(f"(?<![{_L}0-9])[{_L}][{_L}0-9]*(?:[-_.][{_L}0-9]+)*(?![{_L}0-9])")
 _WIDE_SCRIPT = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 _SENTENCE_END = ".?!¿¡:;\"'«»“”()[]`*"
 _PART = re.compile(r"[-_.]+")
@@ -49,7 +51,7 @@ def question_names(text: str, devices: Collection[str] = ()) -> tuple[str, ...]:
     out: dict[str, None] = {}
     for m in _LATIN_WORD.finditer(text):
         word = m.group()
-        if len(word) < 2 or m.end() in brand_ends:  # "I", "a": a pronoun or an article, not a name
+        if len(word) < 2 or m.end() in brand_ends or not name_terms(word):  # "I", "a", "the": not names
             continue
         before = text[: m.start()].rstrip()
         starts = not before or before[-1] in _SENTENCE_END
