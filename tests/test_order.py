@@ -144,3 +144,21 @@ def test_passages_about_the_device_the_question_names_stay_first(tmp_path, write
     assert lib.chunk(order.ranked[0].chunk_id).path == "px.md", order  # the other device's words do not win
     assert "passages about px1 first" in order.note  # the normalised code, as the fused stage names it
     assert lib.search("terminal screws torque recheck").trace.stage("order").ranked[0].chunk_id != order.ranked[0].chunk_id
+
+
+def test_inside_the_named_devices_manual_the_question_less_its_code_orders_the_passages(
+        tmp_path, write_library, open_library, fast_config):
+    docs = {"px.md": "---\nmodels: [PX-1]\n---\n# Manual\n\n## About\n\nThe PX-1 PX-1 PX-1 screws.\n\n"
+                     "## Terminals\n\nTighten the terminal screws to 2 N·m.\n"}
+    cosine_only = _write(tmp_path / "o.json", _model([0, 10.0, 0, 0]))
+    root = write_library(tmp_path / "lib", docs)
+    lib = open_library(root, config=fast_config.replace(**{"retrieval.passage_order": str(cosine_only)}))
+    lib.build()
+    res = lib.search("PX-1 PX-1 terminal screws?")
+    assert res.content_vector is not None  # the question less PX-1 was embedded with it
+    assert "cosines of the question less its device codes" in res.trace.stage("order").note
+    first = lib.chunk(res.trace.stage("order").ranked[0].chunk_id)
+    assert "terminal screws" in first.text  # not the passage that repeats the device's code
+    about = [c for c in lib.all_chunks() if "PX-1 PX-1 PX-1" in c.text][0]
+    assert float(lib._snap.vectors.matrix[lib._snap.by_id[about.id]] @ res.query_vector) > \
+        float(lib._snap.vectors.matrix[lib._snap.by_id[first.id]] @ res.query_vector)  # by the whole question it led

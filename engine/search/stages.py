@@ -67,7 +67,7 @@ def search(snap: Snapshot, question: str, mode: Mode, rule: Eligibility, config:
     if mode in ("hybrid", "full"):
         final = _fuse(snap, question, lex, vec, config, stages)
         if mode == "full":
-            final = _order(snap, question, qvec, final, config, order, stages)
+            final = _order(snap, question, qvec, final, config, order, stages, content)
             final = _rerank_and_context(snap, question, final, (lex, vec), mask, config, reranker, stages)
     hits = []
     for rank, (cid, score) in enumerate(final, 1):
@@ -152,8 +152,11 @@ def _fuse(snap: Snapshot, question: str, lex: Pairs, vec: Pairs, config: Config,
 
 
 def _order(snap: Snapshot, question: str, qvec: np.ndarray | None, fused: Pairs, config: Config,
-           order: PassageOrder | None, stages: list[Stage]) -> Pairs:
-    """The first ``rerank_input`` fused candidates in the learned passage order; the rest after."""
+           order: PassageOrder | None, stages: list[Stage], content: np.ndarray | None = None) -> Pairs:
+    """The first ``rerank_input`` fused candidates in the learned passage order; the rest after.
+    ``content``: the question less the device codes it names (engine.lang.codes.content_question),
+    when it names some: its cosines order the passages, since every passage of the device's manual
+    shares the code (the passages about the device stay first all the same)."""
     rc = config.retrieval
     t = time.perf_counter()
     head, tail = fused[:rc.rerank_input], fused[rc.rerank_input:]
@@ -164,7 +167,8 @@ def _order(snap: Snapshot, question: str, qvec: np.ndarray | None, fused: Pairs,
         stages.append(_stage("order", head, rc.rerank_input, t, f"off ({why}); fused order kept", StageStatus.OFF))
         return fused
     chunks = [snap.chunk_of(c) for c, _ in head]
-    scores = model.scores(snapshot_features(snap, question, qvec, chunks, order.unit_vectors, model.rank_c))
+    scores = model.scores(snapshot_features(snap, question, qvec if content is None else content, chunks,
+                                            order.unit_vectors, model.rank_c))
     # a question naming a device: passages about it stay ahead of the others (engine.search.devices;
     # the training questions name none, so no weight could be learned for it)
     named = mentioned(question, snap.known_codes)
@@ -172,6 +176,8 @@ def _order(snap: Snapshot, question: str, qvec: np.ndarray | None, fused: Pairs,
     idx = sorted(range(len(head)), key=lambda i: (elsewhere[i], -scores[i], i))
     ordered = [(head[i][0], float(scores[i])) for i in idx]
     note = model.describe() + (f"; passages about {', '.join(sorted(named))} first" if named else "")
+    if content is not None:
+        note += "; cosines of the question less its device codes"
     stages.append(_stage("order", ordered, rc.rerank_input, t, note))
     return ordered + tail
 
