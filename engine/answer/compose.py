@@ -59,8 +59,9 @@ def compose_answer(question: str, result: SearchResult, library, config: Config,
     claims, citations, numbers = _claims(result, chosen, related, found, meta)
     if a.unanswered:
         notes.append(f"not found in these documents: the {_names(a.unanswered)} asked for")
-    if _unknown_names(result):  # the answer is about what the documents do say
-        notes.append(_unknown_note(_unknown_names(result)))
+    unknown = _unknown_names(result)
+    if unknown:  # the answer is about what the documents do say
+        notes.append(_unknown_note(unknown))
     more = left_out(a, [*chosen, *related])
     if more:
         notes.append(f"{more} more statement{'s' if more > 1 else ''} as close to the question in the cited "
@@ -123,7 +124,8 @@ def _abstention(question: str, result: SearchResult, library, config: Config, a:
     else:
         why = f"evidence {a.evidence:.3f} below threshold {abstain_threshold(config):.3f}"
     unknown = _unknown_names(result)
-    codes = [c for c in a.missing_codes if c not in {u.upper() for u in unknown}]
+    named = {u.upper() for u in unknown}  # a code no document mentions is said once, with the names
+    codes = [c for c in a.missing_codes if c not in named]
     if codes:
         why += f"; not in these passages: {', '.join(codes)}"
     if unknown:

@@ -4,9 +4,10 @@
   of that section (numbered or bulleted steps keep their values: torques, sizes), and those of
   the next section when the section points forward to it ("the next section must be completed
   first"); a section with no list gives its statements in order (a procedure written as
-  paragraphs), with the commands they announce. How-to is read from the question's form in each language ("how do I…", "comment…",
-  "wie…", "cómo…", "어떻게/방법", "如何/怎么", "どうやって/手順"), never from a list of questions;
-  "how often / how much / wie viel…" ask for a value, not a procedure.
+  paragraphs), with the commands they announce. How-to is read from the question's form in each
+  language ("how do I…", "comment…", "wie…", "cómo…", "어떻게/방법", "如何/怎么", "どうやって/手順"),
+  never from a list of questions; "how often / how much / wie viel…" ask for a value, not a
+  procedure.
 - A question naming an error code gets the code's meaning with its remedy: the units that
   follow the one naming the code on the same line ("ERR_X: meaning. Remedy.").
 - A claim that announces what follows ("…issue the following command:") brings it: the short
