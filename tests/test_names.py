@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.index.lexical import LexicalIndex
-from engine.lang.names import name_parts, name_terms, question_names
+from engine.lang.names import joined, name_parts, name_terms, question_names
 
 
 def test_names_by_their_shape_in_any_language():
@@ -73,3 +73,11 @@ def test_a_library_holding_the_question_knows_every_name_in_it(words, sep):
     assert all(len(n) >= 2 and n in unicodedata.normalize("NFKC", q) for n in names)
     assert LexicalIndex.build([q]).unknown(names) == ()
     assert LexicalIndex.build(["nothing here"]).unknown(names) == names
+
+
+def test_a_name_spelled_with_or_without_its_hyphen_is_the_same_name():
+    with_hyphen = LexicalIndex.build(["Connect the TV to Wi-Fi first."])
+    without = LexicalIndex.build(["Connect the TV to WiFi first."])
+    assert with_hyphen.unknown(("WiFi", "Wi-Fi")) == () and without.unknown(("Wi-Fi", "WiFi")) == ()
+    assert without.unknown(("Wi-Fi",), np.array([False])) == ("Wi-Fi",)  # still under the mask
+    assert joined("wi-fi") == joined("wi.fi") == "wifi"

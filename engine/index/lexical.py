@@ -16,7 +16,7 @@ import bm25s
 import numpy as np
 
 from engine.errors import IndexCorrupt
-from engine.lang.names import name_terms
+from engine.lang.names import joined, name_terms
 from engine.lang.words import TOKENIZER_VERSION, tokenize
 
 __all__ = ["TOKENIZER_VERSION", "LexicalIndex", "tokenize"]
@@ -28,7 +28,7 @@ META_NAME = "lexical.json"
 class LexicalIndex:
     """BM25 over a fixed list of texts; row i is ``texts[i]``."""
 
-    __slots__ = ("_bm25", "_vocab", "_count", "_k1", "_b", "_data", "_indices", "_indptr")
+    __slots__ = ("_bm25", "_vocab", "_count", "_k1", "_b", "_data", "_indices", "_indptr", "_joined")
 
     def __init__(self, bm25: bm25s.BM25 | None, vocab: dict[str, int], count: int, k1: float, b: float):
         self._bm25 = bm25
@@ -36,6 +36,7 @@ class LexicalIndex:
         self._count = count
         self._k1 = k1
         self._b = b
+        self._joined: dict[str, tuple[int, ...]] | None = None  # joined spelling -> term ids, made when asked
         if bm25 is not None:
             self._data = np.asarray(bm25.scores["data"], dtype=np.float32)
             self._indices = np.asarray(bm25.scores["indices"], dtype=np.int64)
@@ -128,21 +129,32 @@ class LexicalIndex:
 
     def unknown(self, words: Sequence[str], eligible: np.ndarray | None = None) -> tuple[str, ...]:
         """The ``words`` no row holds (no ``eligible`` row, when given) by any of their terms
-        (engine.lang.names.name_terms: ``SD-Karte`` is known where ``sd`` is): what a question
-        names that the library never mentions."""
+        (engine.lang.names.name_terms: ``SD-Karte`` is known where ``sd`` is) or by the same
+        spelling joined (``WiFi`` is known where ``Wi-Fi`` is, and the other way round): what a
+        question names that the library never mentions."""
         if eligible is not None:
             eligible = np.asarray(eligible, dtype=bool)
             if eligible.shape != (self._count,):
                 raise ValueError(f"eligible has shape {eligible.shape}, expected ({self._count},)")
 
-        def held(term: str) -> bool:
-            tid = self._vocab.get(term)
-            if tid is None:
-                return False
+        def held(tid: int) -> bool:
             rows = self._indices[self._indptr[tid] : self._indptr[tid + 1]]
             return bool(rows.size) if eligible is None else bool(eligible[rows].any())
 
-        return tuple(w for w in words if not any(held(t) for t in name_terms(w)))
+        def ids(word: str) -> set[int]:
+            terms = name_terms(word)
+            out = {self._vocab[t] for t in terms if t in self._vocab}
+            return out | set(self._joined_ids().get(joined(terms[0]), ())) if terms else out
+
+        return tuple(w for w in words if not any(held(t) for t in ids(w)))
+
+    def _joined_ids(self) -> dict[str, tuple[int, ...]]:
+        if self._joined is None:
+            by: dict[str, list[int]] = {}
+            for term, tid in self._vocab.items():
+                by.setdefault(joined(term), []).append(tid)
+            self._joined = {k: tuple(v) for k, v in by.items()}
+        return self._joined
 
     # ---- persistence -------------------------------------------------------
 

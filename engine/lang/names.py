@@ -28,7 +28,7 @@ from engine.lang.codes import device_code_spans
 from engine.lang.language import question_language
 from engine.lang.words import tokenize
 
-__all__ = ["name_parts", "name_terms", "question_names"]
+__all__ = ["joined", "name_parts", "name_terms", "question_names"]
 
 _L = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f"  # Latin letters, accented ones included
 # a Latin word, joined by - _ . ("SD-Karte", "printer.cfg"), wherever the next script begins ("发Telegram通知")
@@ -78,6 +78,11 @@ def name_parts(name: str) -> tuple[str, ...]:
     """The pieces of a joined name that could each be what a passage calls it (``SD-Karte`` ->
     ``SD``, ``Karte``): two characters at least, not a bare number."""
     return tuple(p for p in _PART.split(name) if len(p) >= 2 and not p.isdigit())
+
+
+def joined(term: str) -> str:
+    """A term without its joining marks: "wi-fi", "wi.fi" and "wifi" are one spelling."""
+    return _PART.sub("", term)
 
 
 def name_terms(name: str) -> tuple[str, ...]:
