@@ -610,3 +610,13 @@ async def test_the_first_screen_takes_a_question_before_the_models_have_loaded()
         await settle(pilot)
         assert "1.8 N·m. [1]" in body_text(app)  # the waiting question ran once the library was ready
         assert [q for call, q in engine.calls if call == "search"] == ["lid torque"]
+
+
+async def test_the_question_key_is_not_typed_into_an_empty_question():
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        question = app.ask_screen.query_one("#question", Input)
+        assert question.has_focus  # the box has the focus at launch
+        await pilot.press("slash", *"lid", "slash", "x")
+        assert question.value == "lid/x"  # inside a question a slash is text

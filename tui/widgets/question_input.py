@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from textual import events
 from textual.binding import Binding
 from textual.widgets import Input
 
@@ -17,6 +18,14 @@ class QuestionInput(Input):
         self.history_size = max(1, history_size)
         self.history: list[str] = list(history or [])[-self.history_size:]  # remembered from earlier runs
         self._cursor: int | None = None  # index into history while browsing
+
+    def _on_key(self, event: events.Key) -> None:
+        # "/" is the key that brings the cursor here: pressed in an empty box (the box has the focus
+        # at launch) it only means "question", and is not typed. Input's own handler runs after this
+        # one unless it is prevented.
+        if event.character == "/" and not self.value:
+            event.prevent_default()
+            event.stop()
 
     def remember(self, question: str) -> None:
         question = question.strip()
