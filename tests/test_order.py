@@ -131,14 +131,20 @@ def test_diagnosis_blames_the_learned_order_for_a_passage_it_pushed_out(
     assert d.verdict == "demoted by the learned order" and d.stage == "order", d
 
 
+def _built_with_order(tmp_path, write_library, open_library, fast_config, docs, weights):
+    """A built library of ``docs`` whose order stage scores with these weights only."""
+    path = _write(tmp_path / "o.json", _model(weights))
+    lib = open_library(write_library(tmp_path / "lib", docs),
+                       config=fast_config.replace(**{"retrieval.passage_order": str(path)}))
+    lib.build()
+    return lib
+
+
 def test_passages_about_the_device_the_question_names_stay_first(tmp_path, write_library, open_library, fast_config):
     docs = {"px.md": "---\nmodels: [PX-1]\n---\n# PX-1 manual\n\n## Terminals\n\n단자 나사는 2 N·m로 조인다.\n",
             "qx.md": "---\nmodels: [QX-2]\n---\n# QX-2 manual\n\n## Terminals\n\nTighten the terminal screws "
                      "to 3 N·m and recheck the terminal screws yearly.\n"}
-    cover_only = _write(tmp_path / "o.json", _model([0, 0, 0, 10.0]))
-    root = write_library(tmp_path / "lib", docs)
-    lib = open_library(root, config=fast_config.replace(**{"retrieval.passage_order": str(cover_only)}))
-    lib.build()
+    lib = _built_with_order(tmp_path, write_library, open_library, fast_config, docs, [0, 0, 0, 10.0])  # cover
     res = lib.search("What torque do the PX-1 terminal screws need, and how often should they be rechecked?")
     order = res.trace.stage("order")
     assert lib.chunk(order.ranked[0].chunk_id).path == "px.md", order  # the other device's words do not win
@@ -150,10 +156,7 @@ def test_inside_the_named_devices_manual_the_question_less_its_code_orders_the_p
         tmp_path, write_library, open_library, fast_config):
     docs = {"px.md": "---\nmodels: [PX-1]\n---\n# Manual\n\n## About\n\nThe PX-1 PX-1 PX-1 screws.\n\n"
                      "## Terminals\n\nTighten the terminal screws to 2 N·m.\n"}
-    cosine_only = _write(tmp_path / "o.json", _model([0, 10.0, 0, 0]))
-    root = write_library(tmp_path / "lib", docs)
-    lib = open_library(root, config=fast_config.replace(**{"retrieval.passage_order": str(cosine_only)}))
-    lib.build()
+    lib = _built_with_order(tmp_path, write_library, open_library, fast_config, docs, [0, 10.0, 0, 0])  # cosine
     res = lib.search("PX-1 PX-1 terminal screws?")
     assert res.content_vector is not None  # the question less PX-1 was embedded with it
     assert "cosines of the question less its device codes" in res.trace.stage("order").note
