@@ -1055,12 +1055,62 @@ def test_code_after_takes_a_short_fenced_block_only():
     lib = FakeLibrary({"pa.md": (meta("pa"), PA),
                        "long.md": (meta("long"), "# L\n\n## Config\n\nAdd this section:\n\n~~~\n" +
                                    "\n".join(f"line_{i}: {i}" for i in range(CODE_LINES_MAX + 1)) + "\n~~~\n")})
-    units = {u.text: (u, c) for c in lib.all_chunks() for u in split_units(c)}
-    u, c = units["Prepare for the test by issuing the following G-Code command:"]
+    units = {u.text: (c, u) for c in lib.all_chunks() for u in split_units(c)}
+    c, u = units["Prepare for the test by issuing the following G-Code command:"]
     got = code_after(c, u)
     assert got.kind == "code" and got.text.count("\n") == 1 and u.order < got.order < u.order + 1
     assert code_after(*units["Then print the tower and measure the height of the best corners."]) is None
     assert code_after(*units["Add this section:"]) is None  # a file to open, not a command to quote
+
+
+def _split_chunk(lib, path: str, at: int, second_from: int) -> tuple[Chunk, Chunk]:
+    """Cut the one chunk of ``path`` in two, as the chunker cuts a long section: the first ends at
+    ``at`` (an offset in its text), the second starts at ``second_from`` (<= ``at``: they overlap)."""
+    from dataclasses import replace
+
+    [whole] = lib.chunks_of(path)
+    line = lambda off: whole.start_line + whole.text.count("\n", 0, off)  # noqa: E731
+    first = replace(whole, char_end=whole.char_start + at, text=whole.text[:at], end_line=line(at))
+    second = replace(whole, id=whole.id + "-2", char_start=whole.char_start + second_from,
+                     text=whole.text[second_from:], start_line=line(second_from), ordinal=1)
+    lib._chunks[path] = [first, second]
+    lib._by_id = {c.id: c for cs in lib._chunks.values() for c in cs}
+    return first, second
+
+
+def test_the_command_a_claim_announces_is_found_across_a_chunk_cut():
+    from engine.answer.scoring import assess
+    from engine.answer.task import lead_ins
+    from engine.lang.units import code_after
+
+    doc = ("# Printer\n\n## Pressure advance\n\nTune pressure advance on a tower print. To turn it off for the "
+           "test, issue the following command:\n\n```\nSET_PRESSURE_ADVANCE ADVANCE=0\n```\n\n"
+           "Then print the tower.\n")
+    lead = "To turn it off for the test, issue the following command:"
+    for overlap in (False, True):
+        lib = FakeLibrary({"pa.md": (meta("pa"), doc)})
+        text = lib.chunks_of("pa.md")[0].text
+        at = text.index(lead) + len(lead)
+        first, second = _split_chunk(lib, "pa.md", at, text.index(lead) if overlap else at + 2)
+        [u] = [u for u in split_units(first) if u.text == lead]
+        assert code_after(first, u) is None  # its own chunk ends with it
+        code = code_after(second, u)
+        assert code.kind == "code" and code.text == "SET_PRESSURE_ADVANCE ADVANCE=0" and code.chunk_id == second.id
+        question = "How do I turn off pressure advance for the test?"
+        a = assess(question, lib.search(question), lib, CONFIG)
+        [s] = [s for s in a.units if s.chunk.id == first.id and s.unit.text == lead]
+        got = lead_ins([s], a, lib)
+        assert [(g.unit.text, g.chunk.id) for g in got] == [("SET_PRESSURE_ADVANCE ADVANCE=0", second.id)]
+        assert lead_ins([s], a) == []  # without the library there is no next chunk to look in
+    # another section's code block is not what the claim announces
+    lib = FakeLibrary({"pa.md": (meta("pa"), doc)})
+    first, second = _split_chunk(lib, "pa.md", at, at + 2)
+    from dataclasses import replace
+
+    lib._chunks["pa.md"][1] = lib._by_id[second.id] = replace(second, section_id="pa.md#other")
+    a = assess(question, lib.search(question), lib, CONFIG)
+    [s] = [s for s in a.units if s.chunk.id == first.id and s.unit.text == lead]
+    assert lead_ins([s], a, lib) == []
 
 
 def test_a_warning_leads_its_own_passage_not_the_answer_to_another_question():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from engine.answer.abstention import (
@@ -53,7 +55,7 @@ def compose_answer(question: str, result: SearchResult, library, config: Config,
         return _abstention(question, result, library, config, a, verdict, notes)
     chosen = _choose(question, a, library, config)
     related = _conditions(a, chosen, question, library)
-    _add_task_units(question, chosen, a, library)
+    _add_task_units(question, chosen, a, library, related)
     meta = MetaCache(library)
     found = find_version_conflicts(a, chosen, library, rule, meta)
     claims, citations, numbers = _claims(result, chosen, related, found, meta)
@@ -97,12 +99,14 @@ def _assess_looking_past_context(question: str, result: SearchResult, library, c
     return a
 
 
-def _add_task_units(question: str, chosen: list[ScoredUnit], a: Assessment, library) -> None:
+def _add_task_units(question: str, chosen: list[ScoredUnit], a: Assessment, library,
+                    related: Sequence[ScoredUnit] = ()) -> None:
     """A how-to question's whole procedure, a named error code's remedy and what a claim ending
-    with a colon announces join the claims (engine.answer.task)."""
+    with a colon announces (a claim's or a condition's shown with it) join the claims
+    (engine.answer.task)."""
     steps = procedure_steps(chosen, a, library) if is_procedural(question) else []
     extra = steps + code_remedies(question, chosen, a)
-    extra += lead_ins(chosen + steps, a)
+    extra += lead_ins(chosen + steps + list(related), a, library)
     have = {(s.chunk.id, s.unit.order) for s in chosen}
     for s in extra:
         if (s.chunk.id, s.unit.order) not in have:

@@ -11,7 +11,8 @@
 - A question naming an error code gets the code's meaning with its remedy: the units that
   follow the one naming the code on the same line ("ERR_X: meaning. Remedy.").
 - A claim that announces what follows ("…issue the following command:") brings it: the short
-  code block after it (engine.lang.units.code_after), or else the list that follows it.
+  code block after it (engine.lang.units.code_after), or else the list that follows it, in its
+  chunk or, where the chunker cut right after the claim, at the head of the next one.
 - Safety statements (warning, danger, caution and their equivalents, or any statement inside
   the manual's own warning markup: engine.lang.units reads Docusaurus, GitHub, MkDocs and reST
   admonitions) among the claims and their conditions are marked, and lead the statements of their
@@ -92,19 +93,29 @@ def code_remedies(question: str, chosen: list[ScoredUnit], a: Assessment) -> lis
     return out
 
 
-def lead_ins(chosen: list[ScoredUnit], a: Assessment) -> list[ScoredUnit]:
+def lead_ins(chosen: list[ScoredUnit], a: Assessment, library=None) -> list[ScoredUnit]:
     """For each chosen unit ending with a colon, what it announces: the code block right after it
-    in its chunk, or else the list items that follow it there (``MAX_STEPS`` at most)."""
+    in its chunk, or else the list items that follow it there (``MAX_STEPS`` at most). When the
+    unit ends its chunk, the chunker may have cut between the two: then the code block or the
+    list items that open the next chunk of the same section (``library.neighbours``)."""
     by_chunk = _units_by_chunk(a)
     out: list[ScoredUnit] = []
     for s in chosen:
         if s.flagged or not announces(s.unit.text):
             continue
         code = code_after(s.chunk, s.unit)
+        later = [o for o in by_chunk.get(s.chunk.id) or _unscored(s.chunk, s.rank) if o.unit.order > s.unit.order]
+        if code is None and not later and library is not None:
+            nxt = library.neighbours(s.chunk.id)[1]
+            if nxt is not None and nxt.path == s.chunk.path and nxt.section_id == s.chunk.section_id:
+                code = code_after(nxt, s.unit)
+                if code is None:
+                    later = [o for o in by_chunk.get(nxt.id) or _unscored(nxt, s.rank)
+                             if o.unit.char_start >= s.unit.char_end]
         if code is not None:
-            out.append(ScoredUnit(code, s.chunk, s.rank, 0.0, 0.0, 0, s.score, False, injection_reason(code.text)))
+            chunk = s.chunk if code.chunk_id == s.chunk.id else nxt
+            out.append(ScoredUnit(code, chunk, s.rank, 0.0, 0.0, 0, s.score, False, injection_reason(code.text)))
             continue
-        later = [o for o in by_chunk.get(s.chunk.id, []) if o.unit.order > s.unit.order]
         items = []
         for o in later:
             if o.unit.kind != "list_item":

@@ -48,7 +48,7 @@ _HEADING = re.compile(r"[ \t]*#{1,6}[ \t]")
 _FENCE = re.compile(r"[ \t]*(```|~~~)")
 _QUOTE_MARK = re.compile(r"[ \t]*(?:>[ \t]*)+")
 _IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")  # a Markdown image says nothing a claim can cite
-CODE_LINES_MAX = 8  # a longer code block is a file to open, not a command to quote
+CODE_LINES_MAX = 15  # as long as a procedure read out (engine.answer.task.MAX_STEPS); longer: a file to open
 _CODE_OPENING = re.compile(r"(?:[ \t]*\n)*[ \t]*(```|~~~)[^\n]*\n")  # blank lines, then a fence
 # admonition markup: its opening line names the kind and is not a claim; the lines it governs are
 # read as usual and carry the kind. Docusaurus ":::warning ... :::", GitHub "> [!WARNING]" then
@@ -197,15 +197,24 @@ def _says_something(text: str) -> bool:
 
 
 def code_after(chunk: Chunk, unit: Unit) -> Unit | None:
-    """The fenced code block that follows ``unit`` in its chunk (blank lines apart at most), as a
-    unit of kind "code" (its lines, without the fences), when it has ``CODE_LINES_MAX`` lines or
-    fewer: what a sentence ending "…the following command:" introduces."""
-    text, base = chunk.text, chunk.char_start
-    rel = unit.char_end - base
-    nl = text.find("\n", rel)
-    if nl < 0:
+    """The fenced code block that follows ``unit`` (blank lines apart at most), as a unit of kind
+    "code" (its lines, without the fences), when it has ``CODE_LINES_MAX`` lines or fewer: what a
+    sentence ending "…the following command:" introduces. ``chunk`` is the unit's own, or the
+    next chunk of its section, where the chunker cut right after the unit: that chunk either
+    repeats the unit's end (the chunks overlap) or starts after it."""
+    rel = unit.char_end - chunk.char_start
+    own = unit.chunk_id == chunk.id
+    if rel < 0 and own:
         return None
-    m = _CODE_OPENING.match(text, nl + 1)
+    nl = chunk.text.find("\n", rel) if rel >= 0 else -1
+    if rel >= 0 and nl < 0:
+        return None
+    return _code_at(chunk, nl + 1, unit.order + 0.5 if own else -0.5, unit)
+
+
+def _code_at(chunk: Chunk, pos: int, order: float, unit: Unit) -> Unit | None:
+    text, base = chunk.text, chunk.char_start
+    m = _CODE_OPENING.match(text, pos)
     if not m:
         return None
     close = re.compile(r"^[ \t]*" + re.escape(m.group(1)), re.MULTILINE).search(text, m.end())
@@ -214,5 +223,5 @@ def code_after(chunk: Chunk, unit: Unit) -> Unit | None:
     if e <= s or text.count("\n", s, e) + 1 > CODE_LINES_MAX:
         return None
     return Unit(chunk_id=chunk.id, kind="code", char_start=base + s, char_end=base + e, text=text[s:e],
-                order=unit.order + 0.5, line=chunk.start_line + text.count("\n", 0, s), heading=unit.heading,
+                order=order, line=chunk.start_line + text.count("\n", 0, s), heading=unit.heading,
                 admonition=unit.admonition)
