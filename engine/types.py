@@ -89,6 +89,9 @@ class Chunk:
     tokens: int = 0
     page: int | None = None
     ordinal: int = 0  # position of the chunk inside its document
+    # it starts inside a fenced code block (a piece of a block too long for one chunk): its first
+    # lines are code, not Markdown (a config file's "#   comment" line is not a heading)
+    in_code: bool = False
 
     @property
     def location(self) -> str:

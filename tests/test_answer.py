@@ -1113,6 +1113,18 @@ def test_the_command_a_claim_announces_is_found_across_a_chunk_cut():
     assert lead_ins([s], a, lib) == []
 
 
+def test_an_announced_block_is_shown_once_and_its_lines_are_no_safety_statements():
+    doc = ("# Logger\n\n## Display labels\n\nLabels go in the display block, copied exactly as shown:\n\n"
+           "```toml\n[display]\nheader = \"station 12\"\nalarm_text = \"warning: level above limit\"\n```\n")
+    lib = FakeLibrary({"log.md": (meta("log"), doc)})
+    a = ask(lib, "How do labels go in the display block, and what does alarm_text show?")
+    code = [c for c in a.claims if c.code]
+    assert [c.text for c in code] == ['[display]\nheader = "station 12"\nalarm_text = "warning: level above limit"']
+    assert not code[0].safety and not code[0].is_condition  # a line to copy, not a warning
+    texts = [c.text for c in a.claims]
+    assert texts.index("Labels go in the display block, copied exactly as shown:") == texts.index(code[0].text) - 1
+
+
 def test_a_warning_leads_its_own_passage_not_the_answer_to_another_question():
     gen = ("# Falke generator\n\n## Spark plug\n\nThe spark plug electrode gap is 0.7 mm.\n\n## Spark plug check\n\n"
            "WARNING: a hot spark plug burns the skin. The spark plug electrode gap is checked with a feeler gauge.\n")

@@ -338,3 +338,29 @@ def test_readers_opening_during_generation_switches_never_see_a_false_corruption
     t.join()
     writer.close()
     assert opens > 0 and not errors, errors[:3]
+
+
+def test_a_chunk_starting_inside_a_code_block_says_so_after_a_reopen(tmp_path, open_library, write_library,
+                                                                       fast_config):
+    entries = "\n".join(f"#option_{i}: {i}\n#   What option {i} sets, explained at some length." for i in range(40))
+    root = write_library(tmp_path / "code", {"cfg.md": f"# Config\n\n## Printer\n\n```\n[printer]\n{entries}\n```\n"})
+    config = fast_config.replace(**{"chunking.max_tokens": 120})
+    lib = open_library(root, config=config)
+    lib.build()
+    before = lib.all_chunks()
+    assert any(c.in_code for c in before) and not before[0].in_code
+    lib.close()
+    assert open_library(root, config=config).all_chunks() == before
+
+
+def test_a_database_from_before_in_code_gets_the_column(built, open_library):
+    import sqlite3
+
+    db = built.store.dir / DB_NAME
+    built.close()
+    conn = sqlite3.connect(db)
+    conn.execute("ALTER TABLE chunks DROP COLUMN in_code")  # as an older version made it
+    conn.commit()
+    conn.close()
+    again = open_library(built.root)  # same chunker: the chunks read back, none in code
+    assert again.all_chunks() and not any(c.in_code for c in again.all_chunks())

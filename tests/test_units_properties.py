@@ -1,6 +1,7 @@
 """engine.lang.units on arbitrary Markdown-like text: every unit (code blocks that a lead-in
 announces included) is a verbatim span of its chunk, in document order, and markup lines
-(admonition markers, safety labels, fences) are never claims."""
+(admonition markers, safety labels, fences) are never claims: inside a fenced block a line is
+code (an entry), never a fence."""
 
 from __future__ import annotations
 
@@ -33,7 +34,10 @@ def test_units_are_verbatim_ordered_and_never_markup(lines, offset):
     assert [u.order for u in units] == list(range(len(units)))
     for u in units:
         assert doc[u.char_start:u.char_end] == u.text and offset <= u.char_start < u.char_end <= len(doc)
-        assert u.text.strip() not in MARKERS
+        if u.kind == "code":  # inside a fence: "## Heading" is a shell comment there, a fence never
+            assert not {ln.strip() for ln in u.text.split("\n")} & {"```", "~~~"}
+        else:
+            assert u.text.strip() not in MARKERS
         code = code_after(chunk, u)
         if code is not None:
             assert doc[code.char_start:code.char_end] == code.text and code.char_start >= u.char_end
@@ -58,8 +62,27 @@ def test_a_wrapped_list_item_is_one_unit_with_its_continuation_lines():
         ("sentence", "After the list."), ("sentence", "A second sentence.")]
     # a table row, a heading, a fence or a blank line ends the item
     assert _units_of("- step one\n| a | b |\n- step two\n```\ncode\n```\nprose after.\n") == [
-        ("list_item", "step one"), ("table_row", "| a | b |"), ("list_item", "step two"),
+        ("list_item", "step one"), ("table_row", "| a | b |"), ("list_item", "step two"), ("code", "code"),
         ("sentence", "prose after.")]
     # text without blank lines (HTML, PDF: each line a paragraph): only an indented line continues
     assert _units_of("• Open the valve\nThe pump starts.\n• Close it\n   slowly.") == [
         ("list_item", "Open the valve"), ("sentence", "The pump starts."), ("list_item", "Close it\n   slowly.")]
+
+
+def test_code_lines_are_entries_an_option_with_its_description():
+    block = ("Add the section:\n\n```\n[stepper_x]\nstep_pin: PF13\n#   Step GPIO pin.\n#homing_speed: 5.0\n"
+             "#   Maximum velocity (in mm/s) when homing.\n#   The default is 5mm/s.\n\n[gcode_macro HOME]\n"
+             "gcode:\n    G28 X0\n    G1 X5\n# home X first\n# then Y\n```\nAfter it.\n")
+    assert _units_of(block) == [
+        ("sentence", "Add the section:"), ("code", "[stepper_x]"), ("code", "step_pin: PF13\n#   Step GPIO pin."),
+        ("code", "#homing_speed: 5.0\n#   Maximum velocity (in mm/s) when homing.\n#   The default is 5mm/s."),
+        ("code", "[gcode_macro HOME]"), ("code", "gcode:\n    G28 X0\n    G1 X5"),
+        ("code", "# home X first"), ("code", "# then Y"), ("sentence", "After it.")]
+    # a piece of a block too long for one chunk starts in code: "#   ..." there is no heading
+    piece = "#   is 5mm/s.\n#homing_retract_dist: 5.0\n#   Distance to back off.\n```\nAfter the block.\n"
+    chunk = Chunk(id="c", doc_id="d", version="1", path="p.md", start_line=1, end_line=5, heading_path=("S",),
+                  char_start=0, char_end=len(piece), kind="code", section_id="s", language="en", text=piece,
+                  in_code=True)
+    assert [(u.kind, u.text) for u in split_units(chunk)] == [
+        ("code", "#   is 5mm/s."), ("code", "#homing_retract_dist: 5.0\n#   Distance to back off."),
+        ("sentence", "After the block.")]

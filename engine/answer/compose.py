@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 
 from engine.answer.abstention import (
@@ -100,10 +98,11 @@ def _assess_looking_past_context(question: str, result: SearchResult, library, c
 
 
 def _add_task_units(question: str, chosen: list[ScoredUnit], a: Assessment, library,
-                    related: Sequence[ScoredUnit] = ()) -> None:
+                    related: list[ScoredUnit] | None = None) -> None:
     """A how-to question's whole procedure, a named error code's remedy and what a claim ending
     with a colon announces (a claim's or a condition's shown with it) join the claims
-    (engine.answer.task)."""
+    (engine.answer.task). A code block brought whole replaces its entries chosen on their own."""
+    related = related if related is not None else []
     steps = procedure_steps(chosen, a, library) if is_procedural(question) else []
     extra = steps + code_remedies(question, chosen, a)
     extra += lead_ins(chosen + steps + list(related), a, library)
@@ -112,6 +111,17 @@ def _add_task_units(question: str, chosen: list[ScoredUnit], a: Assessment, libr
         if (s.chunk.id, s.unit.order) not in have:
             have.add((s.chunk.id, s.unit.order))
             chosen.append(s)
+    blocks = [s for s in extra if s.unit.kind == "code"]
+    for units in (chosen, related):
+        units[:] = [u for u in units if not any(_within(u, b) for b in blocks)]
+
+
+def _within(unit: ScoredUnit, block: ScoredUnit) -> bool:
+    """Another code unit whose lines lie inside ``block``'s (same document)."""
+    u, b = unit.unit, block.unit
+    return (u.kind == "code" and (unit.chunk.id, u.order) != (block.chunk.id, b.order)
+            and unit.chunk.path == block.chunk.path
+            and b.char_start <= u.char_start and u.char_end <= b.char_end)
 
 
 def _abstention(question: str, result: SearchResult, library, config: Config, a: Assessment,

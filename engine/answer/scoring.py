@@ -186,8 +186,8 @@ def states_condition(unit: Unit, chunk: Chunk) -> bool:
     """A warning or restriction (engine.lang.cues.is_condition, or a statement inside the manual's
     warning markup), unless the unit is a table's caption, which the chunker carries in the
     chunk's context: "Table 3 (dry threads unless stated)" describes the table, it does not
-    govern a step."""
-    return ((is_condition(unit.text) or unit.admonition in SAFETY_ADMONITIONS)
+    govern a step. Code is one only inside the warning markup: its words are lines to type."""
+    return (((unit.kind != "code" and is_condition(unit.text)) or unit.admonition in SAFETY_ADMONITIONS)
             and unit.text.strip() not in chunk.context)
 
 

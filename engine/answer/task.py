@@ -51,8 +51,9 @@ def is_procedural(question: str) -> bool:
 
 
 def states_safety(unit) -> bool:
-    """Is the unit a safety statement: a signal word, or inside a warning admonition?"""
-    return unit.admonition in SAFETY_ADMONITIONS or is_safety(unit.text)
+    """Is the unit a safety statement: a signal word, or inside a warning admonition? Code is one
+    only inside the admonition: ``alarm_text = "[red]warning[/red]"`` is a line to copy."""
+    return unit.admonition in SAFETY_ADMONITIONS or (unit.kind != "code" and is_safety(unit.text))
 
 
 def procedure_steps(chosen: list[ScoredUnit], a: Assessment, library) -> list[ScoredUnit]:

@@ -32,18 +32,19 @@ def meta_from_json(text: str) -> DocumentMeta:
 
 CHUNK_COLS = ("id", "doc_id", "version", "path", "start_line", "end_line", "heading_path",
                "char_start", "char_end", "kind", "section_id", "language", "text", "context",
-               "tokens", "page", "ordinal")
+               "tokens", "page", "ordinal", "in_code")
 
 
 def chunk_row(c: Chunk) -> tuple:
     """The chunk's values in CHUNK_COLS order (the heading path as JSON)."""
-    return tuple(json.dumps(list(c.heading_path), ensure_ascii=False) if col == "heading_path" else getattr(c, col)
-                 for col in CHUNK_COLS)
+    return tuple(json.dumps(list(c.heading_path), ensure_ascii=False) if col == "heading_path"
+                 else int(c.in_code) if col == "in_code" else getattr(c, col) for col in CHUNK_COLS)
 
 
 def chunk_from_row(values) -> Chunk:
     d = dict(zip(CHUNK_COLS, values))
     d["heading_path"] = tuple(json.loads(d["heading_path"]))
+    d["in_code"] = bool(d["in_code"])
     return Chunk(**d)
 
 

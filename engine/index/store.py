@@ -84,7 +84,7 @@ CREATE TABLE IF NOT EXISTS documents (
     text TEXT NOT NULL, page_starts TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS chunks (
     row INTEGER PRIMARY KEY, {", ".join(c + (" TEXT" if c not in ("start_line", "end_line",
-        "char_start", "char_end", "tokens", "page", "ordinal") else " INTEGER") for c in CHUNK_COLS)},
+        "char_start", "char_end", "tokens", "page", "ordinal", "in_code") else " INTEGER") for c in CHUNK_COLS)},
     text_sha TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS chunks_path ON chunks(path, ordinal);
 CREATE TABLE IF NOT EXISTS ingest_issues (path TEXT NOT NULL, reason TEXT NOT NULL, severity TEXT NOT NULL);
@@ -92,6 +92,14 @@ CREATE TABLE IF NOT EXISTS embeddings (
     model TEXT NOT NULL, text_sha TEXT NOT NULL, dim INTEGER NOT NULL, vec BLOB NOT NULL,
     PRIMARY KEY (model, text_sha)) WITHOUT ROWID;
 """
+
+
+def _add_new_columns(conn: sqlite3.Connection) -> None:
+    """Columns added since a database was made (``in_code``: its chunks were cut by an older
+    chunker, whose manifest then asks for ``--rebuild``, which keeps the embedding cache)."""
+    have = {r[1] for r in conn.execute("PRAGMA table_info(chunks)")}
+    if "in_code" not in have:
+        conn.execute("ALTER TABLE chunks ADD COLUMN in_code INTEGER NOT NULL DEFAULT 0")
 
 
 class IndexStore:
@@ -126,6 +134,7 @@ class IndexStore:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=FULL")
             conn.executescript(_SCHEMA)
+            _add_new_columns(conn)
             row = conn.execute("SELECT value FROM info WHERE key='format'").fetchone()
             if row is None:
                 conn.execute("INSERT INTO info VALUES ('format', ?)", (str(FORMAT_VERSION),))

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import re
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -32,14 +33,16 @@ from engine.lang.text import approx_token_count, sentence_spans, word_spans
 from engine.types import Block, Chunk, ChunkKind, Document
 
 CountTokens = Callable[[str], int]
+_FENCED = re.compile(r"[ \t]*(```|~~~)")  # a code block opened by a fence (not an indented one)
 
 # Recorded in each index manifest: bump it when the rules above change what chunks come out,
 # so an index built by older rules asks to be rebuilt instead of mixing two chunkings.
-CHUNKER_VERSION = "5"  # 3: code cut between lines; CJK chapter lines in Markdown are headings
+CHUNKER_VERSION = "6"  # 3: code cut between lines; CJK chapter lines in Markdown are headings
 # 4: long paragraphs cut by the one sentence splitter (engine.lang.text): no cut before a lower-case
 #    word or a digit (2 of 10,579 chunks of the shared dev corpora start elsewhere)
 # 5: a PDF page in two columns reads left column then right (engine.ingest.pdf.reading_order);
 #    the bundled PDF and the Markdown/HTML/text corpora give the same chunks
+# 6: a chunk that starts inside a fenced code block says so (Chunk.in_code)
 
 _KIND: dict[str, ChunkKind] = {"table_row": "table", "code": "code", "list_item": "list",
                                "paragraph": "prose", "quote": "prose", "heading": "prose"}
@@ -333,6 +336,8 @@ class _Chunker:
             tokens=tokens,
             page=page,
             ordinal=len(self.chunks),
+            in_code=bool(content) and content[0].kind == "code" and content[0].char_start < start
+            and bool(_FENCED.match(self.text, content[0].char_start)),
         ))
 
 

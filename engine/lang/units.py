@@ -21,7 +21,8 @@ UnitKind = Literal["sentence", "list_item", "table_row", "code"]
 # Bump when split_units cuts a text differently: the index keeps each unit's vector under its text,
 # and the next build embeds the units of the new cut that it lacks (engine.index.build.embed_units).
 # 2: a wrapped list item is one unit with its continuation lines
-UNITS_VERSION = "2"
+# 3: the lines of a fenced code block are entries (an option with its description), not skipped
+UNITS_VERSION = "3"
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +70,11 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
     a blank line, are part of it: indented ones always, unindented ones where blank lines part the
     blocks, as in Markdown); other lines are gathered
     into paragraphs (a blank line, a heading, a list item or a row ends one) and a
-    paragraph is cut into sentences. Headings and code fences are not claims. An admonition's
+    paragraph is cut into sentences. Code fences are not claims; the lines between them are
+    entries (kind "code"): a line and the lines below it indented further, or commented further
+    (a config file's option and its "#   what it does", a description's lines together), up to
+    a blank line (the chunk's token budget bounds it). A chunk that starts inside a fenced block
+    (``Chunk.in_code``) starts in code. Headings are not claims. An admonition's
     opening line is not a claim either; the units it governs carry its kind (``admonition``). So
     does a safety label, a line that is only a signal word ("⚠ WARNING", engine.lang.cues): the
     paragraph, list or rows below it, up to the next blank line, are a "warning" block (in a text
@@ -101,17 +106,40 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
                 out.append(("sentence", s, e, heading, kind_at(s)))
             para.clear()
 
+    entry: list = []  # the open code entry: [start, end, level]
+
+    def close_entry() -> None:
+        if entry:
+            s, e = strip_span(text, entry[0], entry[1])
+            if e > s and _says_something(text[s:e]):
+                out.append(("code", s, e, heading, kind_at(s)))
+            entry.clear()
+
+    def code_line(start: int, end: int) -> None:
+        line = text[start:end]
+        if not line.strip():
+            close_entry()
+            return
+        level = _code_level(line)
+        if entry and (level > entry[2] or (level == entry[2] and _NOTE.match(line))):
+            entry[1] = end
+            return
+        close_entry()
+        entry.extend([start, end, level])
+
     pos = 0
-    in_fence = False
+    in_fence = chunk.in_code
     for raw in text.splitlines(keepends=True):
         line_start, line_end = pos, pos + len(raw.rstrip("\r\n"))
         pos += len(raw)
         line = text[line_start:line_end]
         if _FENCE.match(line):
             flush()
+            close_entry()
             in_fence = not in_fence
             continue
         if in_fence:
+            code_line(line_start, line_end)
             continue
         if kind and ((ends_by == "quote" and not _QUOTE_MARK.match(line))
                      or (ends_by == "indent" and line.strip() and not line.startswith(("    ", "\t")))
@@ -168,7 +196,25 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
         start = line_start + (q.end() if q else 0)
         para.append((start, line_end))
     flush()
+    close_entry()
     return _units(chunk, out)
+
+
+_COMMENT = re.compile(r"(#+|//|;+|--)")
+_NOTE = re.compile(r"[ \t]*(?:#+|//|;+|--)[ \t]{2,}\S")  # a comment's text set in: a description's line
+
+
+def _code_level(line: str) -> int:
+    """How far in a code line starts: its indentation, and for a note (a comment whose text is
+    set in: "#   what the option does") the mark and the spaces after it too, so it sits below
+    "#option: 5", a commented-out option at the option's own level."""
+    body = line.lstrip(" \t")
+    level = len(line.expandtabs(4)) - len(body.expandtabs(4))
+    m = _COMMENT.match(body)
+    if m and _NOTE.match(body):
+        rest = body[m.end():]
+        level += len(m.group(1)) + len(rest) - len(rest.lstrip(" \t"))
+    return level
 
 
 def _units(chunk: Chunk, spans: list[tuple[UnitKind, int, int, str, str]]) -> tuple[Unit, ...]:
