@@ -364,3 +364,33 @@ def test_a_database_from_before_in_code_gets_the_column(built, open_library):
     conn.close()
     again = open_library(built.root)  # same chunker: the chunks read back, none in code
     assert again.all_chunks() and not any(c.in_code for c in again.all_chunks())
+
+
+def test_a_read_that_cannot_commit_on_a_damaged_database_is_a_typed_error(built):
+    import sqlite3
+
+    class Failing:  # the connection of a database whose pages are malformed at COMMIT
+        def __init__(self, conn):
+            self.conn = conn
+
+        def execute(self, sql, *a):
+            if sql == "COMMIT":
+                raise sqlite3.DatabaseError("database disk image is malformed")
+            return self.conn.execute(sql, *a)
+
+        def __getattr__(self, name):
+            return getattr(self.conn, name)
+
+    store = built.store
+    real = store._conn
+    store._conn = Failing(real)
+    try:
+        with pytest.raises(IndexCorrupt, match="--rebuild"):
+            with store.reading():
+                store.current()
+        with pytest.raises(IndexCorrupt, match="chunk"):  # the error inside is the one that surfaces
+            with store.reading():
+                raise IndexCorrupt("chunk 3 damaged: fieldqa index --rebuild")
+        assert not real.in_transaction  # the failed read was ended: the next one can start
+    finally:
+        store._conn = real

@@ -169,12 +169,32 @@ class IndexStore:
         """One read transaction: every query inside sees the same committed generation, even
         while another process switches to a new one."""
         with self._lock:
-            self._conn.execute("BEGIN")
+            self._run("BEGIN")
             try:
                 yield self
-            finally:
+            except BaseException:
+                self._end_read()  # quietly: the error raised already names the damage
+                raise
+            try:
                 if self._conn.in_transaction:
                     self._conn.execute("COMMIT")
+            except sqlite3.DatabaseError as e:
+                self._end_read()
+                raise sqlite_error(e, self.dir / DB_NAME, self._library) from e
+
+    def _end_read(self) -> None:
+        """End a read transaction on a database that may be damaged (the next read starts anew)."""
+        for sql in ("COMMIT", "ROLLBACK"):
+            with contextlib.suppress(sqlite3.DatabaseError):
+                if self._conn.in_transaction:
+                    self._conn.execute(sql)
+
+    def _run(self, sql: str) -> None:
+        """A statement whose failure on a damaged database is a typed error naming the rebuild."""
+        try:
+            self._conn.execute(sql)
+        except sqlite3.DatabaseError as e:
+            raise sqlite_error(e, self.dir / DB_NAME, self._library) from e
 
     def current_number(self) -> int | None:
         row = self._q("SELECT value FROM info WHERE key='current_generation'")
