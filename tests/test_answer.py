@@ -1102,6 +1102,10 @@ def test_the_command_a_claim_announces_is_found_across_a_chunk_cut():
         got = lead_ins([s], a, lib)
         assert [(g.unit.text, g.chunk.id) for g in got] == [("SET_PRESSURE_ADVANCE ADVANCE=0", second.id)]
         assert lead_ins([s], a) == []  # without the library there is no next chunk to look in
+        # both chunks may announce the block: it is shown once, right after the statement
+        texts = [c.text for c in ask(lib, question).claims]
+        assert texts.count("SET_PRESSURE_ADVANCE ADVANCE=0") == 1
+        assert texts[texts.index("SET_PRESSURE_ADVANCE ADVANCE=0") - 1] == lead
     # another section's code block is not what the claim announces
     lib = FakeLibrary({"pa.md": (meta("pa"), doc)})
     first, second = _split_chunk(lib, "pa.md", at, at + 2)

@@ -112,12 +112,12 @@ def _add_task_units(question: str, chosen: list[ScoredUnit], a: Assessment, libr
             have.add((s.chunk.id, s.unit.order))
             chosen.append(s)
     blocks = [s for s in extra if s.unit.kind == "code"]
-    for units in (chosen, related):
-        units[:] = [u for u in units if not any(_within(u, b) for b in blocks)]
+    for units in (chosen, related):  # (the same block brought from two overlapping chunks stays: one span, one claim)
+        units[:] = [u for u in units if any(u is b for b in blocks) or not any(_within(u, b) for b in blocks)]
 
 
 def _within(unit: ScoredUnit, block: ScoredUnit) -> bool:
-    """Another code unit whose lines lie inside ``block``'s (same document)."""
+    """An entry whose lines lie inside ``block``'s (same document)."""
     u, b = unit.unit, block.unit
     return (u.kind == "code" and (unit.chunk.id, u.order) != (block.chunk.id, b.order)
             and unit.chunk.path == block.chunk.path
