@@ -23,17 +23,16 @@ from __future__ import annotations
 
 import bisect
 import hashlib
-import re
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from engine.config import ChunkingConfig
 from engine.lang.language import detect_language
 from engine.lang.text import approx_token_count, sentence_spans, word_spans
+from engine.lang.units import FENCE
 from engine.types import Block, Chunk, ChunkKind, Document
 
 CountTokens = Callable[[str], int]
-_FENCED = re.compile(r"[ \t]*(```|~~~)")  # a code block opened by a fence (not an indented one)
 
 # Recorded in each index manifest: bump it when the rules above change what chunks come out,
 # so an index built by older rules asks to be rebuilt instead of mixing two chunkings.
@@ -337,7 +336,7 @@ class _Chunker:
             page=page,
             ordinal=len(self.chunks),
             in_code=bool(content) and content[0].kind == "code" and content[0].char_start < start
-            and bool(_FENCED.match(self.text, content[0].char_start)),
+            and bool(FENCE.match(self.text, content[0].char_start)),  # fenced, not indented
         ))
 
 

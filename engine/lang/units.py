@@ -46,7 +46,7 @@ _LIST_MARK = re.compile(r"[ \t]*(?:[-*+•·]|\d{1,3}[.)]|[a-zA-Z][.)])[ \t]+")
 _TABLE_ROW = re.compile(r"[ \t]*\|.*\|[ \t]*$")
 _TABLE_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*$")
 _HEADING = re.compile(r"[ \t]*#{1,6}[ \t]")
-_FENCE = re.compile(r"[ \t]*(```|~~~)")
+FENCE = re.compile(r"[ \t]*(```|~~~)")  # a code fence line (the chunker reads it too)
 _QUOTE_MARK = re.compile(r"[ \t]*(?:>[ \t]*)+")
 _IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")  # a Markdown image says nothing a claim can cite
 CODE_LINES_MAX = 15  # as long as a procedure read out (engine.answer.task.MAX_STEPS); longer: a file to open
@@ -133,7 +133,7 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
         line_start, line_end = pos, pos + len(raw.rstrip("\r\n"))
         pos += len(raw)
         line = text[line_start:line_end]
-        if _FENCE.match(line):
+        if FENCE.match(line):
             flush()
             close_entry()
             in_fence = not in_fence
