@@ -1129,6 +1129,20 @@ def test_an_announced_block_is_shown_once_and_its_lines_are_no_safety_statements
     assert texts.index("Labels go in the display block, copied exactly as shown:") == texts.index(code[0].text) - 1
 
 
+def test_a_list_announced_by_a_statement_marked_safety_moves_with_it():
+    doc = ("# Probe\n\n## Errors\n\nThe probe reports its state on every reading. Amplitude warning messages "
+           "can mean:\n\n- the sensor is too close to the bed\n- the sensor is too far from the bed\n"
+           "- the coil is hotter than at calibration\n")
+    lib = FakeLibrary({"probe.md": (meta("probe"), doc)})
+    a = ask(lib, "Does the probe report its state on every reading, and what can amplitude warning messages mean?")
+    texts = [c.text for c in a.claims]
+    i = texts.index("Amplitude warning messages can mean:")
+    assert a.claims[i].safety and i == 0  # its signal word leads the passage
+    assert texts[i + 1:i + 4] == ["the sensor is too close to the bed", "the sensor is too far from the bed",
+                                  "the coil is hotter than at calibration"]
+    assert not any(c.safety for c in a.claims[i + 1:i + 4])  # moved with it, not marked
+
+
 def test_a_warning_leads_its_own_passage_not_the_answer_to_another_question():
     gen = ("# Falke generator\n\n## Spark plug\n\nThe spark plug electrode gap is 0.7 mm.\n\n## Spark plug check\n\n"
            "WARNING: a hot spark plug burns the skin. The spark plug electrode gap is checked with a feeler gauge.\n")

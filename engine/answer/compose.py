@@ -14,7 +14,7 @@ from engine.answer.selection import PASSAGE_MARGIN, _choose, left_out
 from engine.answer.task import code_remedies, is_procedural, lead_ins, procedure_steps, states_safety
 from engine.answer.versions import MetaCache, VersionConflicts, find_version_conflicts
 from engine.config import Config
-from engine.lang.cues import injection_reason
+from engine.lang.cues import announces, injection_reason
 from engine.lang.units import Unit
 from engine.search.eligibility import Eligibility
 from engine.types import Answer, Chunk, Citation, Claim, DocumentMeta, SearchResult, StageStatus
@@ -160,6 +160,15 @@ def _unknown_note(names: tuple[str, ...]) -> str:
 Entry = tuple[Unit, Chunk, int, bool, str]  # unit, chunk, rank, is a condition, flagged
 
 
+def _announced_by(prev: Entry, entry: Entry, follower: bool = False) -> bool:
+    """Is ``entry`` a list item or code that ``prev`` announces (it ends with a colon), or that
+    goes on a list or block ``prev`` belongs to (``follower``): the next span of the same passage?"""
+    (pu, pc, prank, _c, pflag), (u, c, rank, _c2, _f) = prev, entry
+    return (u.kind in ("list_item", "code") and rank == prank and c.path == pc.path
+            and u.char_start >= pu.char_end and not pflag
+            and (announces(pu.text) or (follower and pu.kind == u.kind)))
+
+
 def _one_per_span(entries: dict[tuple[str, int], Entry]) -> dict[tuple[str, int], Entry]:
     """One claim per span of one document version: chunks of a section overlap
     (chunking.section_overlap_tokens), so two context passages can hold the same statement; the
@@ -210,13 +219,18 @@ def _claims(result: SearchResult, chosen: list[ScoredUnit], related: list[Scored
 
     # a passage's safety statements lead its statements (stable sort); the passage of the most
     # direct answer still leads the answer, so a warning about another step does not come first
+    # (what a statement announces, its list or code, moves with it)
     group = {r: i for i, r in enumerate(dict.fromkeys(e[2] for e in ordered))}
-    marked = sorted(((e, states_safety(e[0]) and not e[4]) for e in ordered),
-                    key=lambda m: (group[m[0][2]], not m[1]))
+    safe = [states_safety(e[0]) and not e[4] for e in ordered]
+    leads, follows = list(safe), [False] * len(ordered)
+    for i in range(1, len(ordered)):
+        if _announced_by(ordered[i - 1], ordered[i], follower=follows[i - 1]):
+            leads[i], follows[i] = leads[i - 1], True
+    marked = sorted(zip(ordered, safe, leads), key=lambda m: (group[m[0][2]], not m[2]))
     claims = [Claim(text=u.text, citation=number(c), char_start=u.char_start, char_end=u.char_end,
                     is_condition=cond, flagged=flag, safety=safety, header=table_header(c, u),
                     code=u.kind == "code")
-              for (u, c, _, cond, flag), safety in marked]
+              for (u, c, _, cond, flag), safety, _lead in marked]
     for _u, c, _r in found.used_units():
         if c.id in found.warning_only:
             number(c)
