@@ -24,7 +24,7 @@ from engine.types import Answer, Citation, Claim, Conflict, ConflictSide, Trace
 
 __all__ = [
     "answer_to_dict", "citation_to_dict", "markdown_escape", "render_markdown", "render_text",
-    "terminal_safe",
+    "terminal_safe", "unknown_names_note",
 ]
 
 _MD_INLINE = re.compile(r"([\\`*\[\]<>|~])")  # what CommonMark + GFM tables read inside a line
@@ -155,10 +155,15 @@ def render_text(answer: Answer, *, trace: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
+def unknown_names_note(t: Trace) -> str:
+    """What the question names that no eligible passage mentions, as the trace says it ('' if none)."""
+    return f"no eligible passage mentions {', '.join(t.unknown_names)}" if t.unknown_names else ""
+
+
 def _trace_lines(t: Trace) -> list[str]:
     out = [f"trace: {t.eligible}/{t.total} chunks eligible"]
     if t.unknown_names:
-        out[0] += f"; no eligible passage mentions {terminal_safe(', '.join(t.unknown_names), keep_newlines=False)}"
+        out[0] += f"; {terminal_safe(unknown_names_note(t), keep_newlines=False)}"
     for st in t.stages:
         note = f"  ({terminal_safe(st.note, keep_newlines=False)})" if st.note else ""
         out.append(f"  {st.name:<8} {len(st.ranked):>4} kept of window {st.window:<4} {st.ms:8.1f} ms{note}")

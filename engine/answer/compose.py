@@ -98,14 +98,13 @@ def _assess_looking_past_context(question: str, result: SearchResult, library, c
 
 
 def _add_task_units(question: str, chosen: list[ScoredUnit], a: Assessment, library,
-                    related: list[ScoredUnit] | None = None) -> None:
+                    related: list[ScoredUnit]) -> None:
     """A how-to question's whole procedure, a named error code's remedy and what a claim ending
     with a colon announces (a claim's or a condition's shown with it) join the claims
     (engine.answer.task). A code block brought whole replaces its entries chosen on their own."""
-    related = related if related is not None else []
     steps = procedure_steps(chosen, a, library) if is_procedural(question) else []
     extra = steps + code_remedies(question, chosen, a)
-    extra += lead_ins(chosen + steps + list(related), a, library)
+    extra += lead_ins(chosen + steps + related, a, library)
     have = {(s.chunk.id, s.unit.order) for s in chosen}
     for s in extra:
         if (s.chunk.id, s.unit.order) not in have:

@@ -175,12 +175,12 @@ class IndexStore:
             except BaseException:
                 self._end_read()  # quietly: the error raised already names the damage
                 raise
-            try:
-                if self._conn.in_transaction:
-                    self._conn.execute("COMMIT")
-            except sqlite3.DatabaseError as e:
-                self._end_read()
-                raise sqlite_error(e, self.dir / DB_NAME, self._library) from e
+            if self._conn.in_transaction:
+                try:
+                    self._run("COMMIT")
+                except BaseException:
+                    self._end_read()
+                    raise
 
     def _end_read(self) -> None:
         """End a read transaction on a database that may be damaged (the next read starts anew)."""

@@ -47,7 +47,8 @@ def question_names(text: str, devices: Collection[str] = ()) -> tuple[str, ...]:
     text = unicodedata.normalize("NFKC", text)
     wide = bool(_WIDE_SCRIPT.search(text))
     capital_nouns = question_language(text) in NOUNS_CAPITALISED
-    brand_ends = {_brand_end(text, start) for start, _end, code in device_code_spans(text) if code in devices}
+    # where the word before each device code ends (spaces between them skipped)
+    brand_ends = {len(text[:start].rstrip()) for start, _end, code in device_code_spans(text) if code in devices}
     out: dict[str, None] = {}
     for m in _LATIN_WORD.finditer(text):
         word = m.group()
@@ -58,14 +59,6 @@ def question_names(text: str, devices: Collection[str] = ()) -> tuple[str, ...]:
         if wide or _strong(word) or (word[0].isupper() and not starts and not capital_nouns):
             out.setdefault(word, None)
     return tuple(out)
-
-
-def _brand_end(text: str, start: int) -> int:
-    """Where the word before position ``start`` ends (spaces between them skipped)."""
-    end = start
-    while end > 0 and text[end - 1].isspace():
-        end -= 1
-    return end
 
 
 def _strong(word: str) -> bool:

@@ -200,8 +200,7 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
     return _units(chunk, out)
 
 
-_COMMENT = re.compile(r"(#+|//|;+|--)")
-_NOTE = re.compile(r"[ \t]*(?:#+|//|;+|--)[ \t]{2,}\S")  # a comment's text set in: a description's line
+_NOTE = re.compile(r"[ \t]*(#+|//|;+|--)([ \t]{2,})\S")  # a comment's text set in: a description's line
 
 
 def _code_level(line: str) -> int:
@@ -210,11 +209,8 @@ def _code_level(line: str) -> int:
     "#option: 5", a commented-out option at the option's own level."""
     body = line.lstrip(" \t")
     level = len(line.expandtabs(4)) - len(body.expandtabs(4))
-    m = _COMMENT.match(body)
-    if m and _NOTE.match(body):
-        rest = body[m.end():]
-        level += len(m.group(1)) + len(rest) - len(rest.lstrip(" \t"))
-    return level
+    note = _NOTE.match(body)
+    return level + (len(note.group(1)) + len(note.group(2)) if note else 0)
 
 
 def _units(chunk: Chunk, spans: list[tuple[UnitKind, int, int, str, str]]) -> tuple[Unit, ...]:
@@ -248,18 +244,13 @@ def code_after(chunk: Chunk, unit: Unit) -> Unit | None:
     sentence ending "…the following command:" introduces. ``chunk`` is the unit's own, or the
     next chunk of its section, where the chunker cut right after the unit: that chunk either
     repeats the unit's end (the chunks overlap) or starts after it."""
-    rel = unit.char_end - chunk.char_start
-    own = unit.chunk_id == chunk.id
-    if rel < 0 and own:
-        return None
-    nl = chunk.text.find("\n", rel) if rel >= 0 else -1
-    if rel >= 0 and nl < 0:
-        return None
-    return _code_at(chunk, nl + 1, unit.order + 0.5 if own else -0.5, unit)
-
-
-def _code_at(chunk: Chunk, pos: int, order: float, unit: Unit) -> Unit | None:
     text, base = chunk.text, chunk.char_start
+    pos = 0  # a chunk that starts after the unit: its block opens it
+    if unit.char_end >= base:
+        nl = text.find("\n", unit.char_end - base)
+        if nl < 0:
+            return None
+        pos = nl + 1
     m = _CODE_OPENING.match(text, pos)
     if not m:
         return None
@@ -268,6 +259,7 @@ def _code_at(chunk: Chunk, pos: int, order: float, unit: Unit) -> Unit | None:
     s, e = strip_span(text, m.end(), end)
     if e <= s or text.count("\n", s, e) + 1 > CODE_LINES_MAX:
         return None
+    order = unit.order + 0.5 if unit.chunk_id == chunk.id else -0.5  # after the unit, or first in the next chunk
     return Unit(chunk_id=chunk.id, kind="code", char_start=base + s, char_end=base + e, text=text[s:e],
                 order=order, line=chunk.start_line + text.count("\n", 0, s), heading=unit.heading,
                 admonition=unit.admonition)

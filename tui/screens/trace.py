@@ -8,6 +8,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Footer, Input, Static
 
+from engine.render import unknown_names_note
 from engine.types import Chunk, StageStatus, Trace
 from tui.messages import DiagnosisReady, TraceRowsReady
 from tui.screens.base import FieldQAScreen
@@ -47,7 +48,7 @@ class TraceScreen(FieldQAScreen):
         t = self.trace
         filters = f" · filters: {'; '.join(t.filters)}" if t.filters else ""
         if t.unknown_names:
-            filters += f" · no eligible passage mentions {', '.join(t.unknown_names)}"
+            filters += f" · {unknown_names_note(t)}"
         yield Static(
             literal(f"Trace: {t.question}\n{t.eligible} of {t.total} chunks eligible{filters}"),
             id="trace-summary", markup=False,
