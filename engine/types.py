@@ -202,7 +202,7 @@ class SearchResult:
     # the question's embedding as the vector branch computed it (None: not embedded), so the answer
     # built from this result does not embed the question again
     query_vector: Any = field(default=None, compare=False, repr=False)
-    # the question less the device codes it names, embedded in the same call (None: it names none,
+    # the question less the devices it names, embedded in the same call (None: it names none,
     # or was not embedded): what ranks an answer's statements (engine.answer.scoring)
     content_vector: Any = field(default=None, compare=False, repr=False)
 

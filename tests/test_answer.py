@@ -804,13 +804,22 @@ def test_table_rows_carry_their_header_and_safety_comes_first():
 
 
 def test_the_device_code_in_a_question_does_not_pick_the_overview_sentence():
-    from engine.lang.codes import content_question
+    from engine.lang.codes import content_question, title_words
 
     assert content_question("Which oil goes into the BR-20?", {"br20"}) == "Which oil goes into the ?"
     assert content_question("Which oil goes into the br 20?", {"br20"}) == "Which oil goes into the ?"
     assert content_question("What is the BR-20?", {"br20"}) is None  # nothing else asked
     assert content_question("Which oil goes in?", {"br20"}) is None  # no device named
     assert content_question("Which oil goes into the KX-7?", {"br20"}) is None  # not a device of these
+    # a device also goes by the words before its code that its manuals' titles hold, in any
+    # language the question is asked in; the other words stay
+    names = title_words("Compresseur à vis Borée BR-20 — Manuel d'entretien")
+    assert content_question("Wie viel Öl braucht der Borée BR-20 Kompressor?", {"br20"}, names) == \
+        "Wie viel Öl braucht der Kompressor?"
+    assert content_question("Quelle huile pour le compresseur à vis Borée BR-20 ?", {"br20"}, names) == \
+        "Quelle huile pour le ?"
+    assert content_question("Which oil goes into the Hydra BR-20?", {"br20"}, names) == \
+        "Which oil goes into the Hydra ?"
     # every passage of the manual names its device: the overview sentence, which names it most,
     # must not outrank the one that answers
     lib = FakeLibrary({"c.md": (meta("c", models=("BR-20",), title="BR-20 compressor"),

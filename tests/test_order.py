@@ -159,7 +159,7 @@ def test_inside_the_named_devices_manual_the_question_less_its_code_orders_the_p
     lib = _built_with_order(tmp_path, write_library, open_library, fast_config, docs, [0, 10.0, 0, 0])  # cosine
     res = lib.search("PX-1 PX-1 terminal screws?")
     assert res.content_vector is not None  # the question less PX-1 was embedded with it
-    assert "cosines of the question less its device codes" in res.trace.stage("order").note
+    assert "cosines of the question less the devices it names" in res.trace.stage("order").note
     first = lib.chunk(res.trace.stage("order").ranked[0].chunk_id)
     assert "terminal screws" in first.text  # not the passage that repeats the device's code
     about = [c for c in lib.all_chunks() if "PX-1 PX-1 PX-1" in c.text][0]

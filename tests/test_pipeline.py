@@ -515,19 +515,22 @@ def test_the_answer_reuses_the_pairs_its_rerank_stage_scored(tmp_path, open_libr
     assert model.pairs == scored + len(top)
 
 
-def test_the_search_embeds_the_question_less_its_device_codes_in_the_same_call(tmp_path, write_library,
-                                                                                open_library):
+def test_the_search_embeds_the_question_less_the_devices_it_names_in_the_same_call(tmp_path, write_library,
+                                                                                    open_library):
     root = write_library(tmp_path / "lib", {
-        "br20.md": "# BR-20 compressor\n\n## Oil\n\nFill 9 litres of BR-OIL 46.\n",
-        "kx7.md": "# KX-7 logger\n\n## Lid\n\nTighten the lid screws to 1.8 N·m.\n"})
+        "br20.md": "# Borée BR-20 compressor\n\n## Oil\n\nFill 9 litres of BR-OIL 46.\n",
+        "kx7.md": "# Kestrel KX-7 logger\n\n## Lid\n\nTighten the lid screws to 1.8 N·m.\n"})
     lib = open_library(root)
     lib.build()
-    named = lib.search("Which oil goes into the BR-20?")
-    expected = np.asarray(lib.embedder.embed_queries(["Which oil goes into the ?"]), dtype=np.float32)[0]
+    # the device goes by its code and by its title's words before the code; "Kestrel" names
+    # another device, and stays
+    named = lib.search("Which oil goes into the Borée BR-20, or the Kestrel?")
+    expected = np.asarray(lib.embedder.embed_queries(["Which oil goes into the , or the Kestrel?"]),
+                          dtype=np.float32)[0]
     assert named.content_vector is not None and np.allclose(named.content_vector, expected, atol=1e-6)
-    assert "less its device codes" in named.trace.stage("vector").note
+    assert "less the devices it names" in named.trace.stage("vector").note
     plain = lib.search("Which oil goes into the compressor?")
-    assert plain.content_vector is None and "device codes" not in plain.trace.stage("vector").note
+    assert plain.content_vector is None and "less the devices" not in plain.trace.stage("vector").note
 
 
 def test_the_trace_names_what_no_eligible_passage_mentions(lib):

@@ -6,8 +6,8 @@ documents about another device than the one the question names.
 A device's model code in the question says which manual to read, not which of its statements
 answers: every passage of that manual shares it, and an overview sentence that names the device
 ("The BR-20 is a 15 kW screw compressor") is closest to any question about it. The cosine that
-ranks units is therefore taken with the question less the device codes it names
-(engine.lang.codes.content_question; the search embeds it with the question, in one call), as the
+ranks units is therefore taken with the question less the devices it names, by code and by the
+title words before it ("Borée BR-20": engine.lang.codes.content_question; the search embeds it with the question, in one call), as the
 lexical share already counts content words only; the plain question's cosine stays the evidence
 measure (``ScoredUnit.cosine``)."""
 
@@ -25,7 +25,7 @@ from engine.lang.codes import content_question, exact_codes, model_names
 from engine.lang.cues import injection_reason, is_condition
 from engine.lang.units import SAFETY_ADMONITIONS, Unit, split_units
 from engine.lang.words import terms
-from engine.search.devices import document_codes
+from engine.search.devices import device_names, document_codes, names_of
 from engine.types import Chunk, SearchResult
 
 W_LEXICAL = 0.10  # × share of the question's words found in the unit (with its heading)
@@ -165,13 +165,14 @@ def assess(question: str, result: SearchResult, library, config: Config,
 
 def content_vector(library, question: str, result: SearchResult,
                    chunks: Sequence[tuple[Chunk, int]]) -> np.ndarray | None:
-    """The vector that ranks units: the question's less the device codes it names, as the search
-    embedded it (``SearchResult.content_vector``), else embedded now with the codes of the
-    context's documents; None when it names none (the question's own cosine ranks them)."""
+    """The vector that ranks units: the question's less the devices it names, as the search
+    embedded it (``SearchResult.content_vector``), else embedded now with the codes and titles of
+    the context's documents; None when it names none (the question's own cosine ranks them)."""
     if result.question == question and result.query_vector is not None:
         return None if result.content_vector is None else np.asarray(result.content_vector, dtype=np.float32)
-    codes = set().union(*(document_codes(library.meta_of(c)) for c, _ in chunks)) if chunks else set()
-    content = content_question(question, codes)
+    metas = {c.path: library.meta_of(c) for c, _ in chunks}
+    codes = set().union(*(document_codes(m) for m in metas.values())) if metas else set()
+    content = content_question(question, codes, names_of(codes, device_names(metas)))
     return None if content is None else question_vector(library, content)
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.search.devices import document_codes
+from engine.search.devices import device_names, document_codes
 from engine.search.eligibility import Eligibility
 from engine.types import Chunk, DocumentMeta
 
@@ -38,6 +38,7 @@ class Snapshot:
     device_codes: Mapping[str, frozenset[str]] = field(default_factory=dict)  # doc path -> codes
     known_codes: frozenset[str] = frozenset()
     doc_sha: Mapping[str, str] = field(default_factory=dict)  # doc path -> sha256 of the indexed bytes
+    device_names: Mapping[str, frozenset[str]] = field(default_factory=dict)  # code -> its titles' words
 
     @classmethod
     def of(cls, generation: int | None, chunks: Sequence[Chunk], doc_meta: Mapping[str, DocumentMeta],
@@ -52,7 +53,8 @@ class Snapshot:
         codes = {path: document_codes(m) for path, m in doc_meta.items()}
         return cls(generation, tuple(chunks), metas, by_id, {p: tuple(r) for p, r in by_path.items()},
                    dict(doc_meta), lexical, vectors, manifest, {},
-                   codes, frozenset().union(*codes.values()) if codes else frozenset(), dict(doc_sha or {}))
+                   codes, frozenset().union(*codes.values()) if codes else frozenset(), dict(doc_sha or {}),
+                   device_names(doc_meta))
 
     def mask(self, rule: Eligibility) -> np.ndarray:
         m = self.masks.get(rule)

@@ -9,8 +9,9 @@ Three views of one idea, each for its job:
 - :func:`model_names`: hyphenated names with a digit part in any case (Hydra-400, BR-20):
   the model a title or a question names, upper-cased.
 
-:func:`content_question` is a question less the device codes it names: what it asks of a manual
-once the manual is chosen.
+:func:`content_question` is a question less the devices it names (their codes, and the words
+before a code that the device's own manual titles hold: "Borée BR-20"): what it asks of a manual
+once the manual is chosen. :func:`title_words` gives those words.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from collections.abc import Collection
 
 from engine.lang.words import terms
 
-__all__ = ["content_question", "device_code_spans", "device_codes", "exact_codes", "model_names", "normalise_code"]
+__all__ = ["content_question", "device_code_spans", "device_codes", "exact_codes", "model_names", "normalise_code",
+           "title_words"]
 
 # letters then digits, optionally joined by '-', '_' or a space, optional letter suffix:
 # KX-7, HY-400S, Hydra-400, VB 12, CV60
@@ -44,16 +46,36 @@ def device_code_spans(text: str) -> list[tuple[int, int, str]]:
     return [(m.start(), m.end(), normalise_code(m.group(1) + m.group(2))) for m in _DEVICE.finditer(text)]
 
 
-def content_question(question: str, codes: Collection[str]) -> str | None:
-    """``question`` less the device codes it names among ``codes`` (``device_codes``' normalised
-    form), or None when it names none of them or nothing else would be left to ask. A device code
-    says which manual to read, not which of its statements answers (engine.answer.scoring)."""
+def content_question(question: str, codes: Collection[str], names: Collection[str] = ()) -> str | None:
+    """``question`` less the devices it names among ``codes`` (``device_codes``' normalised form),
+    or None when it names none of them or nothing else would be left to ask. A device is named by
+    its code and by the words right before the code that ``names`` holds (``title_words`` of the
+    manuals about those codes): "the Borée BR-20 compressor" loses "Borée BR-20". The device says
+    which manual to read, not which of its statements answers (engine.answer.scoring); in another
+    language than the manual, its name is all the question and the overview share."""
     text = unicodedata.normalize("NFKC", question)
-    kept = _DEVICE.sub(lambda m: "" if normalise_code(m.group(1) + m.group(2)) in codes else m.group(0), text)
-    if kept == text:
+    cuts = [m.span() for m in _DEVICE.finditer(text) if normalise_code(m.group(1) + m.group(2)) in codes]
+    if not cuts:
         return None
-    kept = re.sub(r"\s{2,}", " ", kept).strip()
-    return kept if terms(kept) else None
+    kept, end = [], len(text)
+    for start, stop in reversed(cuts):
+        while (m := _WORD_BEFORE.search(text, 0, start)) and m.group(1).casefold() in names:
+            start = m.start(1)
+        kept.append(text[stop:end])
+        end = start
+    kept.append(text[:end])
+    out = re.sub(r"\s{2,}", " ", "".join(reversed(kept))).strip()
+    return out if terms(out) else None
+
+
+_WORD = re.compile(r"[^\W\d_][\w'’]*")
+_WORD_BEFORE = re.compile(r"([^\W\d_][\w'’]*)[ \t]+$")  # the word that ends right before a code
+
+
+def title_words(title: str) -> frozenset[str]:
+    """The words of a manual's title, case-folded: what a question may name the device by, next
+    to its code."""
+    return frozenset(w.casefold() for w in _WORD.findall(unicodedata.normalize("NFKC", title)))
 
 
 # ERR_SD_FULL, REF27-ALPHA, HY-400S, KX-7, M8, G 1/4 is left out (too loose)

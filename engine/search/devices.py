@@ -9,9 +9,9 @@ devices are not excluded (that is what the eligibility filter is for), only outr
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable, Mapping
 
-from engine.lang.codes import device_codes, normalise_code
+from engine.lang.codes import device_codes, normalise_code, title_words
 from engine.types import DocumentMeta
 
 
@@ -23,3 +23,18 @@ def document_codes(meta: DocumentMeta) -> frozenset[str]:
 def mentioned(question: str, known: Iterable[str]) -> frozenset[str]:
     """The known device codes that the question names."""
     return frozenset(device_codes(question) & set(known))
+
+
+def device_names(doc_meta: Mapping[str, DocumentMeta]) -> dict[str, frozenset[str]]:
+    """Per device code, the words of the titles of the documents about it (what a question may
+    name the device by, next to its code: engine.lang.codes.content_question)."""
+    names: dict[str, set[str]] = {}
+    for meta in doc_meta.values():
+        for code in document_codes(meta):
+            names.setdefault(code, set()).update(title_words(meta.title))
+    return {code: frozenset(words) for code, words in names.items()}
+
+
+def names_of(codes: Iterable[str], names: Mapping[str, frozenset[str]]) -> frozenset[str]:
+    """The title words of the devices ``codes`` name (``device_names``)."""
+    return frozenset().union(*(names.get(c, frozenset()) for c in codes))

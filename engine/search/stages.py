@@ -32,7 +32,7 @@ from engine.index.snapshot import Snapshot
 from engine.lang.codes import content_question
 from engine.lang.names import question_names
 from engine.search.context import ContextItem, assemble_context
-from engine.search.devices import mentioned
+from engine.search.devices import mentioned, names_of
 from engine.search.eligibility import Eligibility
 from engine.search.fusion import fuse_rrf
 from engine.search.order import PassageOrder, snapshot_features
@@ -83,8 +83,8 @@ def search(snap: Snapshot, question: str, mode: Mode, rule: Eligibility, config:
 def _branches(snap: Snapshot, question: str, mode: Mode, mask: np.ndarray, config: Config, embedder: Any,
               stages: list[Stage]) -> tuple[Pairs, Pairs, np.ndarray | None, np.ndarray | None]:
     """The lexical and vector lists, the question's vector (None when not embedded) and, when it
-    names device codes of the library, the vector of the question without them
-    (engine.lang.codes.content_question), embedded in the same call: the answer ranks its
+    names device codes of the library, the vector of the question without those devices (their
+    codes and the title words before them: engine.lang.codes.content_question), embedded in the same call: the answer ranks its
     statements by it."""
     rc = config.retrieval
 
@@ -107,7 +107,8 @@ def _branches(snap: Snapshot, question: str, mode: Mode, mask: np.ndarray, confi
         stages.append(_stage("lexical", lex, rc.lexical_depth, t))
     if mode in ("vector", "hybrid", "full"):
         t = time.perf_counter()
-        without = content_question(question, mentioned(question, snap.known_codes))
+        named = mentioned(question, snap.known_codes)
+        without = content_question(question, named, names_of(named, snap.device_names))
         vecs = np.asarray(embedder.embed_queries([question] if without is None else [question, without]),
                           dtype=np.float32)
         qvec, content = vecs[0], (vecs[1] if without is not None else None)
@@ -116,7 +117,7 @@ def _branches(snap: Snapshot, question: str, mode: Mode, mask: np.ndarray, confi
                                        exact_below=rc.exact_search_below))
         note = f"query embedding {t_embed:.0f} ms"
         if without is not None:
-            note += ", with the question less its device codes"
+            note += ", with the question less the devices it names"
         stages.append(_stage("vector", vec, rc.vector_depth, t, note))
     return lex, vec, qvec, content
 
@@ -154,9 +155,9 @@ def _fuse(snap: Snapshot, question: str, lex: Pairs, vec: Pairs, config: Config,
 def _order(snap: Snapshot, question: str, qvec: np.ndarray | None, fused: Pairs, config: Config,
            order: PassageOrder | None, stages: list[Stage], content: np.ndarray | None = None) -> Pairs:
     """The first ``rerank_input`` fused candidates in the learned passage order; the rest after.
-    ``content``: the question less the device codes it names (engine.lang.codes.content_question),
+    ``content``: the question less the devices it names (engine.lang.codes.content_question),
     when it names some: its cosines order the passages, since every passage of the device's manual
-    shares the code (the passages about the device stay first all the same)."""
+    shares the device's name (the passages about the device stay first all the same)."""
     rc = config.retrieval
     t = time.perf_counter()
     head, tail = fused[:rc.rerank_input], fused[rc.rerank_input:]
@@ -177,7 +178,7 @@ def _order(snap: Snapshot, question: str, qvec: np.ndarray | None, fused: Pairs,
     ordered = [(head[i][0], float(scores[i])) for i in idx]
     note = model.describe() + (f"; passages about {', '.join(sorted(named))} first" if named else "")
     if content is not None:
-        note += "; cosines of the question less its device codes"
+        note += "; cosines of the question less the devices it names"
     stages.append(_stage("order", ordered, rc.rerank_input, t, note))
     return ordered + tail
 
