@@ -831,6 +831,26 @@ def test_the_device_code_in_a_question_does_not_pick_the_overview_sentence():
     assert_verbatim(lib, a)
 
 
+def test_a_code_most_of_the_context_shows_is_its_topic_not_the_answer():
+    from engine.answer.scoring import topic_codes
+
+    # the command is in four passages of five: naming it says what they are about; the one
+    # passage about installing answers
+    sections = "".join(f"## Axis {a}\n\nRun `SHAPER_RUN AXIS={a}` to measure the {a} axis.\n\n" for a in "XYZE")
+    lib = FakeLibrary({"m.md": (meta("m", models=()), "# Measuring\n\n" + sections +
+                                "## Software\n\nIt works once you install the numpy package on the host.\n")})
+    question = "What must I install before SHAPER_RUN works?"
+    a = ask(lib, question, k=5)
+    assert "numpy" in a.claims[0].text
+    chunks = [h.chunk for h in lib.search(question, k=5).hits]
+    assert topic_codes({"SHAPER_RUN"}, chunks) == {"SHAPER_RUN"}
+    # a code in one passage of two stays the mark of the passage that holds it
+    software = next(c for c in chunks if "numpy" in c.text)
+    use = next(c for c in chunks if "SHAPER_RUN" in c.text)
+    assert topic_codes({"SHAPER_RUN"}, [software, use]) == set()
+    assert topic_codes({"SHAPER_RUN"}, [use]) == set()  # one passage: nothing to tell apart
+
+
 def test_a_condition_at_the_top_of_a_section_travels_with_an_answer_from_its_last_paragraph(
         tmp_path, write_library, open_library, fast_config):
     filler = " ".join(f"The pump housing has feature number {i} which is described here." for i in range(12))

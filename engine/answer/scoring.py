@@ -1,6 +1,6 @@
 """Scoring every unit of the final context for the question (the Assessment): cosine of the
 question and unit vectors, plus the share of the question's content words it holds, exact codes
-shared, an answer type given, and the passage's rank; minus instructions to the system and
+shared (but for those most of the context holds: its topic), an answer type given, and the passage's rank; minus instructions to the system and
 documents about another device than the one the question names.
 
 A device's model code in the question says which manual to read, not which of its statements
@@ -29,7 +29,7 @@ from engine.search.devices import device_names, document_codes, names_of
 from engine.types import Chunk, SearchResult
 
 W_LEXICAL = 0.10  # × share of the question's words found in the unit (with its heading)
-W_CODE = 0.05  # per exact code / value shared with the question (2 at most)
+W_CODE = 0.05  # per exact code / value shared with the question (2 at most; not the context's topic)
 W_MISSING = 0.10  # the question names a code that no passage holds
 FLAG_PENALTY = 0.10  # instructions to the system are scored down
 W_OFF_DEVICE = 0.05  # the question names a model code; the unit's document is about others
@@ -124,6 +124,7 @@ def assess(question: str, result: SearchResult, library, config: Config,
     off_device = _off_device(question, library, [c for c, _ in chunks])
     q_terms = content_terms(question, device_words) or terms(question)
     q_exact = {t for t in _exact_tokens(question) if t not in device_codes}
+    q_exact -= topic_codes(q_exact, [c for c, _ in chunks])
     rerank = result.trace.stage("rerank") if result.trace else None
     rerank_top = max((r.score for r in rerank.ranked), default=None) if rerank and rerank.ranked else None
     haystack = " ".join(
@@ -161,6 +162,18 @@ def assess(question: str, result: SearchResult, library, config: Config,
     best_cos = max((s.cosine for s in clean), default=-1.0)
     return Assessment(question, tuple(scored), evidence, best_cos, missing, rerank_top,
                       tuple(t.name for t in expected), tuple(t.name for t in unanswered(expected, pieces)), qv)
+
+
+def topic_codes(codes: set[str], chunks: Sequence[Chunk]) -> set[str]:
+    """The question's ``codes`` that most of the context's passages hold (more than half, of two
+    or more): they say what the passages are about, not which statement answers. "What must I
+    install before SHAPER_CALIBRATE works?" is answered by the one passage about installing, among
+    four that show the command; an error code asked about stays in the passage that explains it."""
+    passages = list({c.id: c for c in chunks}.values())
+    if not codes or len(passages) < 2:
+        return set()
+    held = [_exact_tokens(f"{c.text} {' '.join(c.heading_path)}") for c in passages]
+    return {t for t in codes if 2 * sum(t in h for h in held) > len(held)}
 
 
 def content_vector(library, question: str, result: SearchResult,

@@ -84,8 +84,8 @@ def _branches(snap: Snapshot, question: str, mode: Mode, mask: np.ndarray, confi
               stages: list[Stage]) -> tuple[Pairs, Pairs, np.ndarray | None, np.ndarray | None]:
     """The lexical and vector lists, the question's vector (None when not embedded) and, when it
     names device codes of the library, the vector of the question without those devices (their
-    codes and the title words before them: engine.lang.codes.content_question), embedded in the same call: the answer ranks its
-    statements by it."""
+    codes and the title words before them: engine.lang.codes.content_question), embedded in the
+    same call: the answer ranks its statements by it."""
     rc = config.retrieval
 
     def keep(pairs: Sequence[tuple[int, float]]) -> Pairs:
