@@ -134,3 +134,18 @@ def test_the_impeller_nut_answer_names_both_models_with_units(lib):
 def test_an_error_code_comes_with_its_remedy(lib):
     out = render_text(lib.ask("What should I do when the Haram HR-5 shows ERR_PV_OVERVOLT?"))
     assert "ERR_PV_OVERVOLT" in out and "모듈 차단기를 분리" in out, out
+
+
+def test_the_oil_answer_starts_with_the_oil_and_its_quantity(lib):
+    # asked in English of the French manual: the overview, which names the compressor most, does
+    # not come first
+    a = lib.ask("Which oil goes into the BR-20 and how much of it?")
+    first, second = a.claims[:2]
+    assert "BR-OIL 46" in first.text and "9 litres" in second.text, render_text(a)
+    assert first.citation == second.citation
+
+
+def test_the_carbon_monoxide_rule_is_marked_as_safety_and_shown_first(lib):
+    a = lib.ask("Can I run the Falke FK-3 inside a garage if the door is left open?")
+    assert a.claims[0].safety and "Kohlenmonoxid" in a.claims[0].text, render_text(a)
+    assert "SAFETY:" in render_text(a).splitlines()[0]
