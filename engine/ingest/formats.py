@@ -8,7 +8,7 @@ from pathlib import Path
 
 from engine.types import Format
 
-FORMATS: dict[str, Format] = {".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html",
+FORMATS: dict[str, Format] = {".md": "markdown", ".markdown": "markdown", ".mdx": "markdown", ".html": "html", ".htm": "html",
                               ".pdf": "pdf", ".txt": "text", ".text": "text"}
 
 

@@ -5,6 +5,12 @@ lines (``token.map``), so a chunk's lines are the file's lines. YAML front matte
 (``---`` on the first line) is read by a SafeLoader with limits (aliases, depth, size) and is
 not part of any block; front matter that cannot be read raises ``FrontMatterError``, and the
 file is skipped rather than indexed without the access rules it may hold.
+
+Markup that a reader of the rendered page never sees is no block: the lines of an HTML block
+that hold tags only (``<TabItem value="cli">``, ``</div>``, a component's properties over many
+lines), and MDX's module lines (``import Tabs from "@theme/Tabs";``, ``export const …``), which
+Docusaurus manuals carry (``.mdx``). The lines of text between such tags stay, each run of them
+a block of its own.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from markdown_it.token import Token
 
 from engine.ingest.blocks import BlockBuilder, Parsed
 from engine.ingest.text import cjk_heading_level
+from engine.lang.markup import module_lines, opens_with_tag, visible_lines
 from engine.lang.text import line_starts, strip_span
 
 _FRONT_END = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.M)
@@ -165,7 +172,7 @@ class _Walk:
         elif t in ("fence", "code_block") and tok.map:
             self.b.add("code", *self.span(tok.map, keep_indent=True), group=self.group())
         elif t == "html_block" and tok.map:
-            self.b.add("paragraph", *self.span(tok.map), group=self.group())
+            self.html(*self.span(tok.map))
         elif t in ("table_open", "thead_open", "thead_close") or (t == "tr_open" and tok.map):
             self.table(tok)
 
@@ -184,7 +191,28 @@ class _Walk:
         else:  # list_item_close, blockquote_close
             self.containers.pop()
 
+    def html(self, s: int, e: int, sl: int, el: int) -> None:
+        """The runs of an HTML block's lines that show text (``visible_lines``), each a paragraph."""
+        shown = visible_lines(self.text, s, e)
+        run: list[int] = []  # 1-based line numbers of the run being read
+        for n in range(sl, el + 2):
+            if n in shown:
+                run.append(n)
+                continue
+            if run:
+                a = max(s, self.starts[run[0] - 1])
+                z = min(e, self.starts[run[-1]] - 1 if run[-1] < len(self.starts) else len(self.text))
+                a, z = strip_span(self.text, a, z)
+                if a < z:
+                    self.b.add("paragraph", a, z, run[0], run[-1], group=self.group())
+                run = []
+
     def paragraph(self, s: int, e: int, sl: int, el: int) -> None:
+        if module_lines(self.text[s:e]):
+            return  # MDX's import / export lines: code the page runs, not text it shows
+        if opens_with_tag(self.text[s:e]) and not self.containers:
+            self.html(s, e, sl, el)  # a tag over several lines opens it (CommonMark: not an HTML block)
+            return
         level = cjk_heading_level(self.text[s:e]) if not self.containers and sl == el else 0
         if level:  # "제1장 개요" / "1.1절 점검" / "第二节 …" standing alone: a heading, under
             # the document's title when a '#' heading came first

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from engine.lang.cues import is_safety_label
+from engine.lang.markup import module_lines, opens_with_tag, visible_lines
 from engine.lang.text import sentence_spans, strip_span
 from engine.types import Chunk
 
@@ -22,7 +23,8 @@ UnitKind = Literal["sentence", "list_item", "table_row", "code"]
 # and the next build embeds the units of the new cut that it lacks (engine.index.build.embed_units).
 # 2: a wrapped list item is one unit with its continuation lines
 # 3: the lines of a fenced code block are entries (an option with its description), not skipped
-UNITS_VERSION = "3"
+# 4: markup a reader never sees is no unit: HTML / JSX tag lines, MDX module lines (engine.lang.markup)
+UNITS_VERSION = "4"
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +72,8 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
     a blank line, are part of it: indented ones always, unindented ones where blank lines part the
     blocks, as in Markdown); other lines are gathered
     into paragraphs (a blank line, a heading, a list item or a row ends one) and a
-    paragraph is cut into sentences. Code fences are not claims; the lines between them are
+    paragraph is cut into sentences (markup a reader never sees left out: the lines of HTML or JSX
+    tags of a paragraph that opens with a tag, MDX's import lines; engine.lang.markup). Code fences are not claims; the lines between them are
     entries (kind "code"): a line and the lines below it indented further, or commented further
     (a config file's option and its "#   what it does", a description's lines together), up to
     a blank line (the chunk's token budget bounds it). A chunk that starts inside a fenced block
@@ -101,9 +104,9 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
         nonlocal item
         item = None
         if para:
-            start, end = para[0][0], para[-1][1]
-            for s, e in _sentences(text, start, end):
-                out.append(("sentence", s, e, heading, kind_at(s)))
+            for run in _shown(text, para):
+                for s, e in _sentences(text, run[0][0], run[-1][1]):
+                    out.append(("sentence", s, e, heading, kind_at(s)))
             para.clear()
 
     entry: list = []  # the open code entry: [start, end, level]
@@ -219,6 +222,25 @@ def _units(chunk: Chunk, spans: list[tuple[UnitKind, int, int, str, str]]) -> tu
     return tuple(Unit(chunk_id=chunk.id, kind=kind, char_start=base + s, char_end=base + e, text=text[s:e],
                       order=i, line=chunk.start_line + text.count("\n", 0, s), heading=head, admonition=adm)
                  for i, (kind, s, e, head, adm) in enumerate(spans))
+
+
+def _shown(text: str, lines: list[tuple[int, int]]) -> list[list[tuple[int, int]]]:
+    """A paragraph's (start, end) lines as the rendered page shows them (engine.lang.markup): none
+    for MDX's module lines, the runs of lines with text outside its tags for one that opens with a
+    tag, else the paragraph whole."""
+    start, end = lines[0][0], lines[-1][1]
+    if module_lines(text[start:end]):
+        return []
+    if not opens_with_tag(text[start:end]):
+        return [lines]
+    shown = visible_lines(text, start, end)
+    runs: list[list[tuple[int, int]]] = [[]]
+    for a, b in lines:
+        if text.count("\n", 0, a) + 1 in shown:
+            runs[-1].append((a, b))
+        elif runs[-1]:
+            runs.append([])
+    return [r for r in runs if r]
 
 
 def _sentences(text: str, start: int, end: int) -> list[tuple[int, int]]:

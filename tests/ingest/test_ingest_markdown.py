@@ -185,3 +185,66 @@ def test_eval_corpus_hit_rule_lines(lib: Path) -> None:
     _, chunks = chunks_of(lib, "f.md", text)
     assert [(c.start_line, c.end_line) for c in chunks] == [(1, 5), (7, 9)]
     assert chunks[0].language == "fr" or chunks[0].language == ""
+
+
+MDX_PAGE = """\
+---
+title: Channels
+---
+import Tabs from "@theme/Tabs";
+import { Icon } from "@iconify/react";
+
+# Channels
+
+The channel index begins at 0 and ends at 7.
+
+<Tabs
+  groupId="settings"
+  values={[
+    { label: (<><Icon icon="mdi:android" /> Android</>), value: "android" },
+  ]}>
+
+<TabItem value="android">
+
+## Android
+
+Open the app and go to Settings > Channels.
+
+</TabItem>
+</Tabs>
+
+<details>
+<summary>Advanced</summary>
+The secondary channels keep their own keys.
+</details>
+
+A reading of voltage<12V means the battery is low.
+"""
+
+
+def test_mdx_markup_is_no_text_and_the_text_between_tags_keeps_its_lines(lib: Path) -> None:
+    from engine.ingest.markdown import parse_markdown
+
+    from engine.lang.units import split_units
+
+    doc, chunks = chunks_of(lib, "channels.mdx", MDX_PAGE)
+    units = [u.text for c in chunks for u in split_units(c)]
+    for markup in ("import", "<Tabs", "groupId", "mdi:android", "<TabItem", "</Tabs>", "<details>"):
+        assert not any(markup in u for u in units), (markup, units)
+    assert "Open the app and go to Settings > Channels." in units
+    assert "The secondary channels keep their own keys." in " ".join(units)
+    blocks = {MDX_PAGE[b.char_start:b.char_end]: b for b in parse_markdown(MDX_PAGE).blocks}
+    kept = ["The channel index begins at 0 and ends at 7.", "Open the app and go to Settings > Channels.",
+            "<summary>Advanced</summary>\nThe secondary channels keep their own keys.",
+            "A reading of voltage<12V means the battery is low."]
+    for t in kept:
+        b = blocks[t]
+        assert MDX_PAGE.split("\n")[b.start_line - 1] == t.split("\n")[0] and b.end_line - b.start_line == t.count("\n")
+    assert [c.heading_path for c in chunks if "Settings > Channels" in c.text] == [("Channels", "Android")]
+
+
+def test_an_mdx_file_is_read_as_markdown(tmp_path: Path) -> None:
+    from engine.ingest.formats import FORMATS, holds_manuals
+
+    (tmp_path / "page.mdx").write_text("# Page\n\nText.\n", encoding="utf-8")
+    assert FORMATS[".mdx"] == "markdown" and holds_manuals(tmp_path)

@@ -1,0 +1,55 @@
+"""Markup a reader of the rendered page never sees, in the text of a Markdown file: the tags of
+HTML (and of MDX's components: ``<TabItem value="cli">``, a ``<Tabs values={[…]}>`` over many
+lines) and MDX's module lines (``import Tabs from "@theme/Tabs";``). The Markdown reader makes
+no block of them (engine.ingest.markdown), and no answer unit is cut from them
+(engine.lang.units). Docusaurus manuals (``.mdx``) carry both."""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["module_lines", "opens_with_tag", "visible_lines"]
+
+_MODULE_LINE = re.compile(r"\s*(?:import\s+(?:[\w*{}\s,]+\s+from\s+)?[\"'][^\"']+[\"'];?"
+                          r"|export\s+(?:const|let|var|function)\s+\w.*|export\s+default\s+\S.*)\s*")
+_TAG_START = re.compile(r"</?[A-Za-z]")
+
+
+def module_lines(text: str) -> bool:
+    """Whether every line of ``text`` (a paragraph) is an ES module line: MDX's ``import … from
+    "…";`` and ``export const …``, code the page runs, not text it shows."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    return bool(lines) and all(_MODULE_LINE.fullmatch(line) for line in lines)
+
+
+def opens_with_tag(text: str) -> bool:
+    """Whether ``text`` (a paragraph) starts with an HTML or JSX tag."""
+    return bool(_TAG_START.match(text.lstrip()))
+
+
+def visible_lines(text: str, start: int, end: int) -> set[int]:
+    """The 1-based numbers of the lines of ``text[start:end]`` (an HTML block) that hold text a
+    reader sees: a letter or digit outside every tag. A tag runs from ``<`` (before a letter, ``/``
+    or ``>``) to its ``>``, over several lines too, and a ``{…}`` inside it (an MDX property such as
+    ``values={[{label: (<>…</>)}]}``) is part of it."""
+    shown: set[int] = set()
+    line = text.count("\n", 0, start) + 1
+    tag = brace = 0
+    i = start
+    while i < end:
+        ch = text[i]
+        if ch == "\n":
+            line += 1
+        elif brace:
+            brace += 1 if ch == "{" else -1 if ch == "}" else 0
+        elif tag:
+            if ch == "{":
+                brace = 1
+            elif ch == ">":
+                tag -= 1
+        elif ch == "<" and i + 1 < end and (text[i + 1].isalpha() or text[i + 1] in "/>!"):
+            tag = 1
+        elif ch.isalnum():
+            shown.add(line)
+        i += 1
+    return shown
