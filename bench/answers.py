@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/answers.py                       # samples/questions.tsv
     .venv/bin/python bench/answers.py --dev piaf-fr --limit 150
+    .venv/bin/python bench/answers.py --dev klipper-manuals,meshtastic-docs   # manuals, dev splits
     .venv/bin/python bench/answers.py --dev piaf-fr,cmrc-zh,drcd-zh-hant --limit 100 --json
 
 For each set it builds (or reuses) an index under ``--index-root``, searches every
@@ -44,6 +45,7 @@ from engine.eval.retrieval import load_questions  # noqa: E402
 from engine.pipeline import Library  # noqa: E402
 
 EVAL = Path("/work/shared/eval")
+TRAINING = ROOT / "models" / "training"  # the project's own sets (their dev splits are reported too)
 
 
 def run_set(name: str, corpus: Path, questions_file: Path, index_root: Path, limit: int | None,
@@ -131,10 +133,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.samples or not args.dev:
         sets.append(("samples", ROOT / "samples", ROOT / "samples" / "questions.tsv"))
     for name in filter(None, args.dev.split(",")):
-        qf = EVAL / name / "questions.dev.tsv"
+        folder = TRAINING / name if (TRAINING / name).is_dir() else EVAL / name  # ours, else shared
+        qf = folder / "questions.dev.tsv"
         if not qf.exists():
-            qf = EVAL / name / "questions.tsv"
-        sets.append((name, EVAL / name / "corpus", qf))
+            qf = folder / "questions.tsv"
+        sets.append((name, folder / "corpus", qf))
     results = [run_set(n, c, q, args.index_root, args.limit, config) for n, c, q in sets]
     all_rows = [r for res in results for r in res["rows"]]
     chosen = calibrate(all_rows, args.max_answerable_abstain)

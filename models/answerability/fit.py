@@ -53,8 +53,14 @@ from engine.pipeline import Library  # noqa: E402
 from engine.search.diagnose import GoldResolver  # noqa: E402
 
 EVAL = ROOT.parent / "shared" / "eval"
+TRAINING = ROOT / "models" / "training"  # the project's own training sets (models/training/README.md)
 OUT = ROOT / "models" / "answerability" / "answerability.json"
-IN_DOMAIN = "klipper-manuals"
+IN_DOMAIN = ("klipper-manuals", "meshtastic-docs")  # manuals (the rest: Wikipedia QA)
+
+
+def set_folder(name: str) -> Path:
+    """A set's folder: a training set of the project's own, else a shared evaluation set."""
+    return TRAINING / name if (TRAINING / name).is_dir() else EVAL / name
 
 
 def _rows_for(lib: Library, gold: GoldResolver, q, set_name: str, split: str, config) -> list[dict]:
@@ -80,11 +86,11 @@ def dump(args) -> int:
     for spec in args.sets.split(","):
         name, split, *rest = spec.split(":")
         limit = int(rest[0]) if rest else None
-        corpus = EVAL / name / "corpus"
+        corpus = set_folder(name) / "corpus"
         lib = Library.open(corpus, config, args.index_root / name, repair=True)
         lib.build(rebuild=lib.generation is None)
         gold = GoldResolver(lib)
-        qfile = EVAL / name / ("questions.tsv" if split == "all" else f"questions.{split}.tsv")
+        qfile = set_folder(name) / ("questions.tsv" if split == "all" else f"questions.{split}.tsv")
         questions = load_questions(qfile)
         if limit is not None and len(questions) > limit:  # a seeded sample, file order kept
             keep = sorted(np.random.default_rng(7).choice(len(questions), limit, replace=False))
@@ -146,7 +152,7 @@ def _fit_rows(rows: list[dict], names: tuple[str, ...], l2: float) -> Variant:
     train = [r for r in rows if r["label"] is not None]
     x = _matrix(train, names)
     y = np.array([r["label"] for r in train], dtype=np.float64)
-    in_domain = np.array([r["set"] == IN_DOMAIN for r in train])
+    in_domain = np.array([r["set"] in IN_DOMAIN for r in train])
     w = np.ones(len(train))
     if in_domain.any() and (~in_domain).any():
         w[in_domain] = (~in_domain).sum() / in_domain.sum()
@@ -160,7 +166,7 @@ def _fit_variant(rows: list[dict], names: tuple[str, ...], l2: float, max_abstai
     in-domain questions are split in ``folds`` by question, each scored by a model fitted without
     it, so the threshold is not set on probabilities the model has already seen."""
     v = _fit_rows(rows, names, l2)
-    questions = sorted({r["question"] for r in rows if r["set"] == IN_DOMAIN})
+    questions = sorted({r["question"] for r in rows if r["set"] in IN_DOMAIN})
     np.random.default_rng(0).shuffle(questions)
     probs = []
     for k in range(folds):
