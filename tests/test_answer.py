@@ -851,6 +851,14 @@ def test_a_code_most_of_the_context_shows_is_its_topic_not_the_answer():
     assert topic_codes({"SHAPER_RUN"}, [use]) == set()  # one passage: nothing to tell apart
 
 
+def test_a_unit_that_only_echoes_the_question_is_not_its_answer():
+    lib = FakeLibrary({"t.md": (meta("t", models=()), "# Telemetry\n\n## Example\n\nRequirements:\n\n"
+                                "- RAK4631\n- Environment sensor\n\n## MQTT\n\nJSON is not supported on the "
+                                "nRF52 platform, so send packets as protobufs.\n")})
+    a = ask(lib, "Can I send packets as JSON over MQTT from a RAK4631?", k=2)
+    assert "not supported" in a.claims[0].text, [c.text for c in a.claims]
+
+
 def test_a_condition_at_the_top_of_a_section_travels_with_an_answer_from_its_last_paragraph(
         tmp_path, write_library, open_library, fast_config):
     filler = " ".join(f"The pump housing has feature number {i} which is described here." for i in range(12))

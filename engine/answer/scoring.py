@@ -1,7 +1,8 @@
 """Scoring every unit of the final context for the question (the Assessment): cosine of the
 question and unit vectors, plus the share of the question's content words it holds, exact codes
-shared (but for those most of the context holds: its topic), an answer type given, and the passage's rank; minus instructions to the system and
-documents about another device than the one the question names.
+shared (not those most of the context holds: its topic; neither for a unit that only echoes the
+question's words), an answer type given, and the passage's rank; minus instructions to the
+system and documents about another device than the one the question names.
 
 A device's model code in the question says which manual to read, not which of its statements
 answers: every passage of that manual shares it, and an overview sentence that names the device
@@ -125,6 +126,7 @@ def assess(question: str, result: SearchResult, library, config: Config,
     q_terms = content_terms(question, device_words) or terms(question)
     q_exact = {t for t in _exact_tokens(question) if t not in device_codes}
     q_exact -= topic_codes(q_exact, [c for c, _ in chunks])
+    asked = terms(question)
     rerank = result.trace.stage("rerank") if result.trace else None
     rerank_top = max((r.score for r in rerank.ranked), default=None) if rerank and rerank.ranked else None
     haystack = " ".join(
@@ -146,6 +148,8 @@ def assess(question: str, result: SearchResult, library, config: Config,
         mt = _match_text(u, c)
         overlap = len(q_terms & terms(mt)) / len(q_terms) if q_terms else 0.0
         shared = min(2, len(q_exact & _exact_tokens(mt)))
+        if terms(u.text) <= asked:  # it only echoes the question ("RAK4631" in a list of parts)
+            overlap, shared = 0.0, 0
         flag = injection_reason(u.text)
         piece = _typed_piece(u, c) if expected else ("", [])
         typed = bool(expected) and len(unanswered(expected, [piece])) < len(expected)
