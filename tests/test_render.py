@@ -99,6 +99,8 @@ def test_a_claim_shows_markdown_links_as_their_text_but_keeps_its_verbatim_span(
     assert shown(text) == "If so, calibrate the z_offset again with care."
     assert shown("Call `__init__` and __main__ with 2**3 and 4**5.") == "Call `__init__` and __main__ with 2**3 and 4**5."
     assert shown("![only](x.png)") == "![only](x.png)"  # nothing else to show: as it is
+    linked = "[![Client proxy](/img/proxy_sm.webp)](/img/proxy.webp)"  # an image linking to its full size
+    assert shown(f"Turn on the proxy. {linked}") == "Turn on the proxy."
     assert shown("not valid on the XY\n   endstops of corexy  printers") == "not valid on the XY endstops of corexy printers"
     assert shown("[LINK](x)\n[b](y)", code=True) == "[LINK](x)\n[b](y)"  # a code block is shown as written
     data = answer_to_dict(_answer(text, trace=None))

@@ -16,10 +16,11 @@ LINES = st.sampled_from([
     ":::danger", ":::tip Title", ":::", "> [!WARNING]", "> quoted warning text.", "!!! caution \"Seal\"",
     "    indented text inside.", ".. note::", "⚠ WARNING", "Caution:", "```", "~~~", "SET_X ACCEL=500",
     "![img](a.png)", "Issue the following command:", "## Heading", "text with [link](x) and **bold**.",
-    "!!! WARNING: a statement !!!",
+    "!!! WARNING: a statement !!!", "[![alt](small.webp)](large.webp)", "import Tabs from \"@theme/Tabs\";",
 ])
 MARKERS = {":::danger", ":::tip Title", ":::", "> [!WARNING]", "!!! caution \"Seal\"", ".. note::", "⚠ WARNING",
-           "Caution:", "```", "~~~", "![img](a.png)", "|---|---|", "## Heading"}
+           "Caution:", "```", "~~~", "![img](a.png)", "|---|---|", "## Heading", "[![alt](small.webp)](large.webp)",
+           "import Tabs from \"@theme/Tabs\";"}
 
 
 @settings(max_examples=300, deadline=None)

@@ -24,7 +24,8 @@ UnitKind = Literal["sentence", "list_item", "table_row", "code"]
 # 2: a wrapped list item is one unit with its continuation lines
 # 3: the lines of a fenced code block are entries (an option with its description), not skipped
 # 4: markup a reader never sees is no unit: HTML / JSX tag lines, MDX module lines (engine.lang.markup)
-UNITS_VERSION = "4"
+# 5: nor is an image that links to its full size ([![alt](small.webp)](large.webp))
+UNITS_VERSION = "5"
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +51,9 @@ _TABLE_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(\|[ \t]*:?-{2,}:?[ \t]
 _HEADING = re.compile(r"[ \t]*#{1,6}[ \t]")
 FENCE = re.compile(r"[ \t]*(```|~~~)")  # a code fence line (the chunker reads it too)
 _QUOTE_MARK = re.compile(r"[ \t]*(?:>[ \t]*)+")
-_IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")  # a Markdown image says nothing a claim can cite
+# a Markdown image says nothing a claim can cite, nor does one that links to its full size:
+# [![Client Proxy](/img/proxy_sm.webp)](/img/proxy.webp)
+_IMAGE = re.compile(r"\[!\[[^\]]*\]\([^)]*\)\]\([^)]*\)|!\[[^\]]*\]\([^)]*\)")
 CODE_LINES_MAX = 15  # as long as a procedure read out (engine.answer.task.MAX_STEPS); longer: a file to open
 _CODE_OPENING = re.compile(r"(?:[ \t]*\n)*[ \t]*(```|~~~)[^\n]*\n")  # blank lines, then a fence
 # admonition markup: its opening line names the kind and is not a claim; the lines it governs are
