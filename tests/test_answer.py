@@ -859,6 +859,19 @@ def test_a_unit_that_only_echoes_the_question_is_not_its_answer():
     assert "not supported" in a.claims[0].text, [c.text for c in a.claims]
 
 
+def test_an_identifier_asked_about_is_found_spelled_out_in_a_heading():
+    from engine.answer.scoring import assess
+
+    lib = FakeLibrary({"m.md": (meta("m", models=()), "# Module\n\n## Values\n\n### Client Proxy Enabled\n\n"
+                                "If true, the node reaches the server through the phone.\n\n## CLI\n\n"
+                                "| Setting | Values |\n|---|---|\n| mqtt.proxy_to_client_enabled | `true`, `false` |\n")})
+    question = "what is mqtt.proxy_to_client_enabled for?"
+    units = {s.unit.text: s for s in assess(question, lib.search(question, k=2), lib, CONFIG).units}
+    # "proxy_to_client_enabled" (one of the question's two terms) by its words in the heading
+    assert units["If true, the node reaches the server through the phone."].overlap == 0.5
+    assert units["| mqtt.proxy_to_client_enabled | `true`, `false` |"].overlap == 1.0
+
+
 def test_a_condition_at_the_top_of_a_section_travels_with_an_answer_from_its_last_paragraph(
         tmp_path, write_library, open_library, fast_config):
     filler = " ".join(f"The pump housing has feature number {i} which is described here." for i in range(12))
