@@ -105,6 +105,22 @@ def test_candidate_features_use_the_best_stored_unit_and_the_question_words():
     assert x[1].tolist() == pytest.approx([1 / 7, 0.4, 0.4, 0.0])  # no stored units: the passage's cosine
 
 
+def test_an_identifier_is_covered_by_its_words_in_a_heading():
+    from engine.lang.words import term_held
+
+    q = np.array([1.0, 0.0])
+    from dataclasses import replace
+
+    chunks = [replace(_chunk("a", "If true, the phone's connection is used."), context="MQTT > Client Proxy Enabled"),
+              replace(_chunk("b", "If true, the packets are sent as JSON."), context="MQTT > JSON Enabled")]
+    x = candidate_features("what is proxy_to_client_enabled for?", q, chunks, [0.3, 0.3], lambda c: np.zeros((0, 2)),
+                           5.0)
+    assert x[:, 3].tolist() == [1.0, 0.0]
+    assert term_held("proxy_to_client_enabled", {"client", "proxy", "enabled"})
+    assert not term_held("json_enabled", {"enabled"})  # every word
+    assert not term_held("enabled", {"enable"}) and not term_held("x_y", {"x", "y"})  # words of 3+ letters
+
+
 def test_fit_finds_the_planted_feature_and_beats_the_fused_order():
     rng = np.random.default_rng(0)
     rows = []

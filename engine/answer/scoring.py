@@ -25,7 +25,7 @@ from engine.config import Config
 from engine.lang.codes import content_question, exact_codes, model_names
 from engine.lang.cues import injection_reason, is_condition
 from engine.lang.units import SAFETY_ADMONITIONS, Unit, split_units
-from engine.lang.words import terms
+from engine.lang.words import term_held, terms
 from engine.search.devices import device_names, document_codes, names_of
 from engine.types import Chunk, SearchResult
 
@@ -147,7 +147,7 @@ def assess(question: str, result: SearchResult, library, config: Config,
     for (u, c, rank), cs, rc in zip(units, cos, ranking_cos):
         mt = _match_text(u, c)
         held = terms(mt)
-        overlap = sum(1 for t in q_terms if t in held or _spelled_out(t, held)) / len(q_terms) if q_terms else 0.0
+        overlap = sum(1 for t in q_terms if term_held(t, held)) / len(q_terms) if q_terms else 0.0
         shared = min(2, len(q_exact & _exact_tokens(mt)))
         if terms(u.text) <= asked:  # it only echoes the question ("RAK4631" in a list of parts)
             overlap, shared = 0.0, 0
@@ -167,15 +167,6 @@ def assess(question: str, result: SearchResult, library, config: Config,
     best_cos = max((s.cosine for s in clean), default=-1.0)
     return Assessment(question, tuple(scored), evidence, best_cos, missing, rerank_top,
                       tuple(t.name for t in expected), tuple(t.name for t in unanswered(expected, pieces)), qv)
-
-
-def _spelled_out(term: str, held: set[str]) -> bool:
-    """An identifier whose words all stand in ``held`` (a unit's terms with its headings): a
-    configuration reference writes ``proxy_to_client_enabled`` under "Client Proxy Enabled"."""
-    if "_" not in term and "." not in term:
-        return False
-    words = terms(term.replace("_", " ").replace(".", " "))
-    return len(words) >= 2 and words <= held
 
 
 def topic_codes(codes: set[str], chunks: Sequence[Chunk]) -> set[str]:

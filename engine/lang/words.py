@@ -19,7 +19,7 @@ import functools
 import re
 import unicodedata
 
-__all__ = ["STOPWORDS", "TOKENIZER_VERSION", "terms", "tokenize"]
+__all__ = ["STOPWORDS", "TOKENIZER_VERSION", "term_held", "terms", "tokenize"]
 
 # Bump whenever tokenize() output changes: an index built with another version
 # must be rebuilt, since query and document terms would no longer agree.
@@ -172,3 +172,14 @@ def _terms(text: str) -> frozenset[str]:
             out.add(w)
     return frozenset(out - _STOPWORDS)
 
+
+def term_held(term: str, held: set[str]) -> bool:
+    """Whether ``held`` (a text's ``terms``) holds ``term``: as it is, or, for an identifier (with
+    ``_`` or ``.``), by each of its words (two or more): a configuration reference explains
+    ``proxy_to_client_enabled`` under the heading "Client Proxy Enabled"."""
+    if term in held:
+        return True
+    if "_" not in term and "." not in term:
+        return False
+    words = terms(term.replace("_", " ").replace(".", " "))
+    return len(words) >= 2 and words <= held

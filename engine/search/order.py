@@ -7,7 +7,8 @@ RRF sees ranks only. Two things it cannot see decide many questions on long manu
   answer units' vectors, stored by the build, against the question's; a long section whose one
   sentence answers scores low as a whole passage but high here),
 - how much of the question's content the passage holds (``lexical_cover``: the share of the
-  question's terms in its text, context and heading path),
+  question's terms in its text, context and heading path; an identifier also by its words,
+  engine.lang.words.term_held),
 
 next to the passage's own cosine and its fused rank (``1 / (rank_c + rank)``). The score is
 ``w · (x - mean) / scale``; its weights, the features' names and ``rank_c`` are a fact about the
@@ -26,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.fitted import load_fitted
-from engine.lang.words import terms
+from engine.lang.words import term_held, terms
 from engine.types import Chunk
 
 __all__ = ["ORDER_FEATURES", "OrderModel", "PassageOrder", "candidate_features", "load_order_model",
@@ -49,7 +50,7 @@ def candidate_features(question: str, qvec: np.ndarray, chunks: Sequence[Chunk],
         uv = unit_vectors(chunk)
         best = float(np.max(uv @ qvec)) if len(uv) else float(cos)
         have = terms(chunk.search_text)  # its text, context and heading path
-        cover = len(q_terms & have) / len(q_terms) if q_terms else 0.0
+        cover = sum(1 for t in q_terms if term_held(t, have)) / len(q_terms) if q_terms else 0.0
         rows.append((1.0 / (rank_c + rank), float(cos), best, cover))
     return np.asarray(rows, dtype=np.float64).reshape(len(rows), len(ORDER_FEATURES))
 
