@@ -758,10 +758,11 @@ def test_procedural_questions_are_read_from_their_form():
 
     for q in ("How do I replace the battery?", "how to calibrate the probe", "Comment vidanger l'huile ?",
               "Wie wechsle ich den Filter?", "¿Cómo calibro la sonda?", "배터리는 어떻게 교체하나요?",
-              "如何更换电池？", "電池の交換手順は？"):
+              "如何更换电池？", "電池の交換手順は？", "walk me through pairing the sensor",
+              "the flash keeps failing, how do I enter download mode by hand?"):
         assert is_procedural(q), q
     for q in ("How often is the oil changed?", "How much oil goes in?", "Wie oft wird gewechselt?",
-              "What torque for the impeller nut?", "Wie viel Öl?"):
+              "What torque for the impeller nut?", "Wie viel Öl?", "It keeps failing, how often should I retry?"):
         assert not is_procedural(q), q
 
 

@@ -34,9 +34,9 @@ __all__ = ["MAX_STEPS", "code_remedies", "is_procedural", "is_safety", "lead_ins
 MAX_STEPS = 15  # a longer list is a reference table, not a procedure to read out
 
 _PROCEDURAL = re.compile(
-    r"^\s*(?:how\s+(?!(?:often|much|many|long|far|big|high|old|hot|cold|fast|heavy|large|small)\b)"
+    r"(?:^|[,;:]\s*)(?:how\s+(?!(?:often|much|many|long|far|big|high|old|hot|cold|fast|heavy|large|small)\b)"
     r"(?:do|can|could|should|would|to|does|is|are)\b|what\s+are\s+the\s+steps|steps\s+to\b)"
-    r"|\bhow\s+to\b|\bprocedure\b"
+    r"|\bhow\s+to\b|\bprocedure\b|\bwalk\s+(?:me|us)\s+through\b"
     r"|^\s*comment\b|\bétapes?\b|\bprocédure\b|\bmarche\s+à\s+suivre\b"
     r"|^\s*wie\s+(?!(?:viel|viele|oft|lange|groß|hoch|schwer|weit|alt|warm|schnell)\b)|\banleitung\b|\bschritte\b"
     r"|^\s*¿?\s*cómo\b|\bpasos\b|\bprocedimiento\b"
