@@ -59,6 +59,14 @@ def test_values_answer_value_types_and_only_their_units():
         assert not weight.answered_by(text, values_in(text)), text
 
 
+def test_a_radio_s_power_in_dbm_or_milliwatts_answers_a_power_question():
+    power = next(t for t in ANSWER_TYPES if t.name == "power")
+    assert names("在欧洲用 868MHz 频段，最大允许的发射功率是多少？") == {"power"}
+    for text in ("The maximum power allowed for Europe is +27 dBm ERP.", "Transmit at 100 mW at most."):
+        assert power.answered_by(text, values_in(text)), text
+    assert not power.answered_by("The link budget is 10 dB higher.", values_in("The link budget is 10 dB higher."))
+
+
 def test_table_header_units_count_for_table_rows():
     from engine.answer.conflicts import header_units
 

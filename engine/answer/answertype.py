@@ -128,7 +128,7 @@ ANSWER_TYPES: tuple[AnswerType, ...] = (
                              "how much power", "puissance (?:nominale|absorbée|électrique|de sortie|utile|maximale|continue|du moteur)",
                              "leistungsaufnahme", "nennleistung",
                              "dauerleistung", "소비 ?전력", "정격 ?출력", "功率", "耗电量", "耗電量"),
-               units=frozenset({"W", "kW", "kVA"})),
+               units=frozenset({"W", "kW", "kVA", "mW", "dBm"})),
     AnswerType("current", _alt("current draw", "rated current", "how many amps", "courant nominal",
                                "intensité (?:nominale|absorbée|du courant)", "nennstrom", "stromaufnahme", "정격 ?전류", "额定电流",
                                "額定電流"),

@@ -63,7 +63,9 @@ _UNITS: dict[str, tuple[str, ...]] = {
     "kV": ("kV",),
     "mV": ("mV",),
     "kW": ("kW",),
+    "mW": ("mW",),
     "W": ("W",),
+    "dBm": ("dBm",),  # a radio's power: decibels over one milliwatt
     "V": ("V",),
     "Ah": ("Ah",),
     "mAh": ("mAh",),
