@@ -620,3 +620,15 @@ async def test_the_question_key_is_not_typed_into_an_empty_question():
         assert question.has_focus  # the box has the focus at launch
         await pilot.press("slash", *"lid", "slash", "x")
         assert question.value == "lid/x"  # inside a question a slash is text
+
+
+async def test_a_blank_question_sends_nothing():
+    engine = FakeEngine()
+    app = make_app(engine)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("space", "space", "enter")
+        await pilot.press("slash", "ctrl+u", "space", "enter")
+        await settle(pilot)
+        assert not [call for call, _q in engine.calls if call in ("search", "ask", "answer")], engine.calls
+        assert app.ui_state.history == [] or all(q.strip() for q in app.ui_state.history)
