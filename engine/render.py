@@ -75,7 +75,8 @@ def conflict_text(c: Conflict) -> str:
 CHANGED_NOTE = "changed since indexing: re-index"
 
 
-_MD_IMAGE = re.compile(r"[ \t]*\[!\[[^\]\n]*\]\([^)\s]*\)\]\([^)\s]*\)|[ \t]*!\[[^\]\n]*\]\([^)\s]*\)")  # linked too
+# an image, or one that links to its full size: [![alt](small.webp)](large.webp)
+_MD_IMAGE = re.compile(r"[ \t]*\[!\[[^\]\n]*\]\([^)\s]*\)\]\([^)\s]*\)|[ \t]*!\[[^\]\n]*\]\([^)\s]*\)")
 _MD_LINK = re.compile(r"(?<!!)\[([^\]\n]+)\]\([^)\s]*(?:\s+\"[^\"\n]*\")?\)")
 _MD_STRONG = re.compile(r"(?<![\w*])\*\*(?=\S)(.+?)(?<=\S)\*\*(?![\w*])")  # not "__": __init__
 

@@ -8,9 +8,9 @@ A device's model code in the question says which manual to read, not which of it
 answers: every passage of that manual shares it, and an overview sentence that names the device
 ("The BR-20 is a 15 kW screw compressor") is closest to any question about it. The cosine that
 ranks units is therefore taken with the question less the devices it names, by code and by the
-title words before it ("Borée BR-20": engine.lang.codes.content_question; the search embeds it with the question, in one call), as the
-lexical share already counts content words only; the plain question's cosine stays the evidence
-measure (``ScoredUnit.cosine``)."""
+title words before it ("Borée BR-20": engine.lang.codes.content_question; the search embeds it
+with the question, in one call), as the lexical share already counts content words only; the
+plain question's cosine stays the evidence measure (``ScoredUnit.cosine``)."""
 
 from __future__ import annotations
 

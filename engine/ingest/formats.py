@@ -8,8 +8,8 @@ from pathlib import Path
 
 from engine.types import Format
 
-FORMATS: dict[str, Format] = {".md": "markdown", ".markdown": "markdown", ".mdx": "markdown", ".html": "html", ".htm": "html",
-                              ".pdf": "pdf", ".txt": "text", ".text": "text"}
+FORMATS: dict[str, Format] = {".md": "markdown", ".markdown": "markdown", ".mdx": "markdown",
+                              ".html": "html", ".htm": "html", ".pdf": "pdf", ".txt": "text", ".text": "text"}
 
 
 def holds_manuals(root: Path) -> bool:

@@ -76,15 +76,16 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
     blocks, as in Markdown); other lines are gathered
     into paragraphs (a blank line, a heading, a list item or a row ends one) and a
     paragraph is cut into sentences (markup a reader never sees left out: the lines of HTML or JSX
-    tags of a paragraph that opens with a tag, MDX's import lines; engine.lang.markup). Code fences are not claims; the lines between them are
-    entries (kind "code"): a line and the lines below it indented further, or commented further
-    (a config file's option and its "#   what it does", a description's lines together), up to
-    a blank line (the chunk's token budget bounds it). A chunk that starts inside a fenced block
-    (``Chunk.in_code``) starts in code. Headings are not claims. An admonition's
-    opening line is not a claim either; the units it governs carry its kind (``admonition``). So
-    does a safety label, a line that is only a signal word ("⚠ WARNING", engine.lang.cues): the
-    paragraph, list or rows below it, up to the next blank line, are a "warning" block (in a text
-    without blank lines, where each line is a paragraph, as HTML and PDF text is: the next line).
+    tags of a paragraph that opens with a tag, MDX's import lines; engine.lang.markup). Code
+    fences are not claims; the lines between them are entries (kind "code"): a line and the lines
+    below it indented further, or commented further (a config file's option and its "#   what it
+    does", a description's lines together), up to a blank line (the chunk's token budget bounds
+    it). A chunk that starts inside a fenced block (``Chunk.in_code``) starts in code. Headings are
+    not claims. An admonition's opening line is not a claim either; the units it governs carry its
+    kind (``admonition``). So does a safety label, a line that is only a signal word ("⚠ WARNING",
+    engine.lang.cues): the paragraph, list or rows below it, up to the next blank line, are a
+    "warning" block (in a text without blank lines, where each line is a paragraph, as HTML and PDF
+    text is: the next line).
     """
     text = chunk.text
     out: list[tuple[UnitKind, int, int, str, str]] = []
