@@ -22,6 +22,10 @@ def test_names_by_their_shape_in_any_language():
     assert question_names("Where is the seal? Replace it.") == ()
     assert question_names("Welche Werte passen für ein Hotend?") == ()
     assert question_names("Welche Werte passen für ein E3D Hotend?") == ("E3D",)
+    # and each part of a joined German noun starts with one: the parts must be names themselves
+    assert question_names("Wie stelle ich die Y-Achse und die Axis-Twist-Kompensation ein?") == ()
+    assert question_names("Welcher Wert für einen GT2-Riemen?") == ("GT2-Riemen",)
+    assert question_names("How do I home the X-Axis?") == ("X-Axis",)  # English: shape as before
     assert question_names("what does the pump weigh?") == ()
     assert question_names("") == ()
 

@@ -8,7 +8,8 @@ feature). A name is a Latin-script word that is shaped like one, in any language
 - mixed case inside the word or two capitals at least (``GitHub``, ``MicroProbe``, ``PINDA``, ``BTT``),
   or letters and digits together (``EBB36``, ``M8P``, ``SV06``);
 - a capitalised word that does not start its sentence, in a language that does not capitalise
-  its common nouns (German does: ``Hotend`` there is a noun, not a name);
+  its common nouns (German does: ``Hotend`` there is a noun, not a name, and so is each part of
+  ``Y-Achse``: there a joined word's part must be name-shaped itself, as in ``GT2-Riemen``);
 - any Latin-script word in a question written in Chinese, Japanese or Korean script (a brand or an
   identifier kept as the user types it).
 
@@ -56,7 +57,10 @@ def question_names(text: str, devices: Collection[str] = ()) -> tuple[str, ...]:
             continue
         before = text[: m.start()].rstrip()
         starts = not before or before[-1] in _SENTENCE_END
-        if wide or _strong(word) or (word[0].isupper() and not starts and not capital_nouns):
+        # where nouns are capitalised, a compound's parts each start with a capital ("Y-Achse",
+        # "Axis-Twist-Kompensation"): a part must be name-shaped by itself ("GT2-Riemen")
+        strong = any(_strong(p) for p in _PART.split(word)) if capital_nouns else _strong(word)
+        if wide or strong or (word[0].isupper() and not starts and not capital_nouns):
             out.setdefault(word, None)
     return tuple(out)
 
