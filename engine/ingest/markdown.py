@@ -196,7 +196,7 @@ class _Walk:
         shown = visible_lines(self.text, s, e)
         run: list[int] = []  # 1-based line numbers of the run being read
         for n in range(sl, el + 2):
-            if n in shown:
+            if n - sl in shown:
                 run.append(n)
                 continue
             if run:

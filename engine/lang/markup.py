@@ -28,13 +28,12 @@ def opens_with_tag(text: str) -> bool:
 
 
 def visible_lines(text: str, start: int, end: int) -> set[int]:
-    """The 1-based numbers of the lines of ``text[start:end]`` (an HTML block) that hold text a
-    reader sees: a letter or digit outside every tag. A tag runs from ``<`` (before a letter, ``/``
+    """The lines of ``text[start:end]`` (an HTML block, a paragraph) that hold text a reader sees,
+    counted from 0 at the line of ``start``: a letter or digit outside every tag. A tag runs from ``<`` (before a letter, ``/``
     or ``>``) to its ``>``, over several lines too, and a ``{…}`` inside it (an MDX property such as
     ``values={[{label: (<>…</>)}]}``) is part of it."""
     shown: set[int] = set()
-    line = text.count("\n", 0, start) + 1
-    tag = brace = 0
+    line = tag = brace = 0
     i = start
     while i < end:
         ch = text[i]

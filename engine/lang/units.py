@@ -240,7 +240,7 @@ def _shown(text: str, lines: list[tuple[int, int]]) -> list[list[tuple[int, int]
     shown = visible_lines(text, start, end)
     runs: list[list[tuple[int, int]]] = [[]]
     for a, b in lines:
-        if text.count("\n", 0, a) + 1 in shown:
+        if text.count("\n", start, a) in shown:
             runs[-1].append((a, b))
         elif runs[-1]:
             runs.append([])
