@@ -15,7 +15,7 @@ from typing import Any, Literal
 Status = Literal["active", "superseded"]
 ChunkKind = Literal["prose", "table", "code", "list"]
 BlockKind = Literal["heading", "paragraph", "list_item", "table_row", "code", "quote"]
-Format = Literal["markdown", "html", "pdf", "text"]
+Format = Literal["markdown", "html", "pdf", "text", "rst"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,8 @@ from pathlib import Path
 from engine.types import Format
 
 FORMATS: dict[str, Format] = {".md": "markdown", ".markdown": "markdown", ".mdx": "markdown",
-                              ".html": "html", ".htm": "html", ".pdf": "pdf", ".txt": "text", ".text": "text"}
+                              ".html": "html", ".htm": "html", ".pdf": "pdf", ".txt": "text", ".text": "text",
+                              ".rst": "rst", ".rest": "rst"}
 
 
 def holds_manuals(root: Path) -> bool:

@@ -24,6 +24,7 @@ from engine.ingest.html import parse_html
 from engine.ingest.markdown import FrontMatterError, parse_markdown
 from engine.ingest.metadata import SIDECAR, Sidecar, build_meta, read_sidecar
 from engine.ingest.pdf import PdfFailure, parse_pdf
+from engine.ingest.rst import parse_rst
 from engine.ingest.text import parse_text
 from engine.types import Block, Document, Format, IngestIssue
 
@@ -166,7 +167,7 @@ def _parse(path: Path, fmt: Format, data: bytes, config: ChunkingConfig) -> Pars
     if fmt != "html" and _longest_line(text) > MAX_LINE_CHARS:
         return f"a line longer than {MAX_LINE_CHARS:,} characters: not a manual (generated or minified data?)"
     try:
-        return {"markdown": parse_markdown, "html": parse_html, "text": parse_text}[fmt](text)
+        return {"markdown": parse_markdown, "html": parse_html, "text": parse_text, "rst": parse_rst}[fmt](text)
     except FrontMatterError as e:
         return f"{e}: fix the front matter (its access rules cannot be read, so the file is not indexed)"
 

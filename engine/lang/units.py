@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import Literal
 
+from engine.ingest.formats import FORMATS
 from engine.lang.cues import is_safety_label
 from engine.lang.markup import module_lines, opens_with_tag, visible_lines
+from engine.lang.rst import ADORNMENT, line_roles
 from engine.lang.text import sentence_spans, strip_span
 from engine.types import Chunk
 
@@ -25,7 +28,9 @@ UnitKind = Literal["sentence", "list_item", "table_row", "code"]
 # 3: the lines of a fenced code block are entries (an option with its description), not skipped
 # 4: markup a reader never sees is no unit: HTML / JSX tag lines, MDX module lines (engine.lang.markup)
 # 5: nor is an image that links to its full size ([![alt](small.webp)](large.webp))
-UNITS_VERSION = "5"
+# 6: reStructuredText's titles, markup and literal blocks known by their lines (engine.lang.rst); an
+#    indented admonition's text is the lines indented under its opening line, by any amount
+UNITS_VERSION = "6"
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +50,7 @@ class Unit:
 
 # --- splitting -------------------------------------------------------------------
 
-_LIST_MARK = re.compile(r"[ \t]*(?:[-*+•·]|\d{1,3}[.)]|[a-zA-Z][.)])[ \t]+")
+_LIST_MARK = re.compile(r"[ \t]*(?:[-*+•·]|\d{1,3}[.)]|[a-zA-Z#][.)])[ \t]+")
 _TABLE_ROW = re.compile(r"[ \t]*\|.*\|[ \t]*$")
 _TABLE_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*$")
 _HEADING = re.compile(r"[ \t]*#{1,6}[ \t]")
@@ -136,10 +141,31 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
 
     pos = 0
     in_fence = chunk.in_code
-    for raw in text.splitlines(keepends=True):
+    raws = text.splitlines(keepends=True)
+    # reStructuredText: titles, literal blocks and markup are known by their lines
+    roles = line_roles([r.rstrip("\r\n") for r in raws]) if is_rst(chunk) else None
+    opened_at = 0  # the indentation of the open admonition's opening line
+    for k, raw in enumerate(raws):
         line_start, line_end = pos, pos + len(raw.rstrip("\r\n"))
         pos += len(raw)
         line = text[line_start:line_end]
+        if roles is not None and roles[k]:
+            if roles[k] == "code":
+                flush()
+                code_line(line_start, line_end)
+                continue
+            flush()
+            close_entry()
+            if roles[k] == "row":
+                s, e = strip_span(text, line_start, line_end)
+                out.append(("table_row", s, e, heading, kind_at(s)))
+            elif roles[k] == "row+" and out and out[-1][0] == "table_row":  # the row goes on
+                out[-1] = out[-1][:2] + (strip_span(text, line_start, line_end)[1],) + out[-1][3:]
+            elif roles[k] == "title" and not ADORNMENT.match(line):
+                heading = line.strip()
+            continue
+        if roles is not None:
+            close_entry()
         if FENCE.match(line):
             flush()
             close_entry()
@@ -149,7 +175,7 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
             code_line(line_start, line_end)
             continue
         if kind and ((ends_by == "quote" and not _QUOTE_MARK.match(line))
-                     or (ends_by == "indent" and line.strip() and not line.startswith(("    ", "\t")))
+                     or (ends_by == "indent" and line.strip() and _indent(line) <= opened_at)
                      or (ends_by == "blank" and ((said and not line.strip()) or _HEADING.match(line)))):
             flush()
             kind = ends_by = ""
@@ -162,6 +188,7 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
             else:
                 kind = next(g for g in opening.groups() if g).lower()
                 ends_by = {_FENCED_ADMONITION: ":::", _ALERT: "quote"}.get(opening.re, "indent")
+                opened_at = _indent(line)
             continue
         if not _HEADING.match(line) and is_safety_label(_QUOTE_MARK.sub("", line, count=1)):
             flush()
@@ -208,6 +235,10 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
 
 
 _NOTE = re.compile(r"[ \t]*(#+|//|;+|--)([ \t]{2,})\S")  # a comment's text set in: a description's line
+
+
+def _indent(line: str) -> int:
+    return len(line.expandtabs(4)) - len(line.lstrip(" \t").expandtabs(4))
 
 
 def _code_level(line: str) -> int:
@@ -264,9 +295,32 @@ def _says_something(text: str) -> bool:
     return any(ch.isalnum() for ch in _IMAGE.sub("", text))
 
 
+def is_rst(chunk: Chunk) -> bool:
+    """Whether the chunk is reStructuredText, whose lines say what they are (engine.lang.rst)."""
+    return FORMATS.get(PurePosixPath(chunk.path).suffix.lower()) == "rst"
+
+
+def _literal_after(text: str, pos: int) -> tuple[int, int] | None:
+    """The span of the reStructuredText literal block or code directive after the line at
+    ``pos`` (the one ending "…::", or the lead-in before a ``code-block``; blank lines and the
+    directive's markup between them), else None."""
+    lines = text[pos:].split("\n")
+    roles = line_roles(lines)
+    k = 1
+    while k < len(lines) and (not lines[k].strip() or roles[k] == "hidden"):
+        k += 1
+    if k == len(lines) or roles[k] != "code":
+        return None
+    last = k
+    while last + 1 < len(lines) and roles[last + 1] == "code":
+        last += 1
+    start = pos + sum(len(x) + 1 for x in lines[:k])
+    return strip_span(text, start, start + sum(len(x) + 1 for x in lines[k:last + 1]) - 1)
+
+
 def code_after(chunk: Chunk, unit: Unit) -> Unit | None:
-    """The fenced code block that follows ``unit`` (blank lines apart at most), as a unit of kind
-    "code" (its lines, without the fences), when it has ``CODE_LINES_MAX`` lines or fewer: what a
+    """The fenced code block (reStructuredText: the literal block) that follows ``unit`` (blank
+    lines apart at most), as a unit of kind "code" (its lines, without the fences), when it has ``CODE_LINES_MAX`` lines or fewer: what a
     sentence ending "…the following command:" introduces. ``chunk`` is the unit's own, or the
     next chunk of its section, where the chunker cut right after the unit: that chunk either
     repeats the unit's end (the chunks overlap) or starts after it."""
@@ -277,12 +331,18 @@ def code_after(chunk: Chunk, unit: Unit) -> Unit | None:
         if nl < 0:
             return None
         pos = nl + 1
-    m = _CODE_OPENING.match(text, pos)
-    if not m:
-        return None
-    close = re.compile(r"^[ \t]*" + re.escape(m.group(1)), re.MULTILINE).search(text, m.end())
-    end = close.start() if close else len(text)
-    s, e = strip_span(text, m.end(), end)
+    if is_rst(chunk):
+        span = _literal_after(text, text.rfind("\n", 0, max(pos - 1, 0)) + 1 if pos else 0)
+        if span is None:
+            return None
+        s, e = span
+    else:
+        m = _CODE_OPENING.match(text, pos)
+        if not m:
+            return None
+        close = re.compile(r"^[ \t]*" + re.escape(m.group(1)), re.MULTILINE).search(text, m.end())
+        end = close.start() if close else len(text)
+        s, e = strip_span(text, m.end(), end)
     if e <= s or text.count("\n", s, e) + 1 > CODE_LINES_MAX:
         return None
     order = unit.order + 0.5 if unit.chunk_id == chunk.id else -0.5  # after the unit, or first in the next chunk

@@ -1,0 +1,156 @@
+"""reStructuredText's line grammar: what a line is by its shape and indentation, for the reader
+(engine.ingest.rst) and for the units of a passage (engine.lang.units), which sees a chunk's
+text only.
+
+In reStructuredText structure is set by lines: a title is underlined (and optionally overlined)
+by one punctuation character repeated; ``..`` opens explicit markup (a comment, a hyperlink
+target, a substitution, a directive with its options and indented content); a paragraph
+ending in ``::`` introduces an indented literal block. What a reader of the rendered page never
+sees (comments, targets, images, a table of contents, directive options) is ``hidden``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Literal
+
+ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1{2,}\s*$")  # one punctuation character, 3 times or more
+EXPLICIT = re.compile(r"^\.\.(?:\s|$)")
+DIRECTIVE = re.compile(r"^\.\.\s+([A-Za-z0-9][\w:+.-]*)\s?::(?=\s|$)")
+# a hyperlink target, a substitution, an anonymous target: no text
+NO_TEXT = re.compile(r"^\.\.\s+(?:_|\|[^|]+\|\s|__(?:\s|$))")
+FOOTNOTE = re.compile(r"^\.\.\s+\[[^\]]+\]\s")
+OPTION = re.compile(r"^:[\w][\w \-.]*:(?:\s|$)")
+SIMPLE_BORDER = re.compile(r"^=+(?:[ \t]+=+)+\s*$")  # a simple table's border: "=====  ====="
+
+CODE_DIRECTIVES = frozenset({"code-block", "code", "sourcecode", "parsed-literal", "math"})
+TABLE_DIRECTIVES = frozenset({"list-table", "csv-table"})
+SILENT_DIRECTIVES = frozenset({
+    "toctree", "include", "literalinclude", "contents", "index", "raw", "highlight", "image", "meta", "sectnum",
+    "target-notes", "default-role", "role", "tabularcolumns", "autosummary", "currentmodule", "module", "program",
+    "productionlist"})
+
+# directives whose argument is a build condition or a style, not text (their content is text)
+FRAME_DIRECTIVES = frozenset({"only", "ifconfig", "container", "class", "rst-class", "tabs", "tab-set"})
+
+LineRole = Literal["", "title", "hidden", "code", "row", "row+"]
+
+
+def directive_name(line: str) -> str | None:
+    """The directive a stripped line opens (``.. code-block:: ini`` -> "code-block"; a domain's
+    prefix dropped: ``.. py:function::`` -> "function"), else None."""
+    m = DIRECTIVE.match(line)
+    return m.group(1).lower().rsplit(":", 1)[-1] if m else None
+
+
+def is_silent(name: str) -> bool:
+    """A directive whose output is no text for a reader (a table of contents, an image, an index)."""
+    return name in SILENT_DIRECTIVES or name.startswith("auto")
+
+
+def _indent(line: str) -> int:
+    line = line.expandtabs(8)
+    return len(line) - len(line.lstrip())
+
+
+def line_roles(lines: Sequence[str]) -> list[LineRole]:
+    """Each line's role in a run of reStructuredText lines (a whole file or one chunk's text):
+    "title" (a section title or its adornment), "hidden" (explicit markup no reader sees, a
+    directive's options, a lone ``::``, a simple table's borders), "code" (a literal block, a
+    code directive's content), "row" (a line of a simple table, the first line of a
+    ``list-table`` row), "row+" (a ``list-table`` row's further lines), or "" (text: read as
+    paragraphs, list items, grid table rows, admonitions)."""
+    n = len(lines)
+    roles: list[LineRole] = [""] * n
+    blank = [not x.strip() for x in lines]
+    ind = [_indent(x) for x in lines]
+
+    def under(i: int, than: int) -> int:  # end of the lines from i on, blank or deeper than `than`
+        j = i
+        while j < n and (blank[j] or ind[j] > than):
+            j += 1
+        while j > i and blank[j - 1]:
+            j -= 1
+        return j
+
+    i = 0
+    while i < n:
+        s = lines[i].strip()
+        if blank[i]:
+            i += 1
+            continue
+        if SIMPLE_BORDER.match(s):
+            i = _simple_table(lines, blank, roles, i)
+            continue
+        if ADORNMENT.match(lines[i]) and not ind[i]:
+            roles[i] = "title"
+            if i and not blank[i - 1] and roles[i - 1] == "" and not ind[i - 1] \
+                    and (i == 1 or blank[i - 2] or roles[i - 2] == "title"):
+                roles[i - 1] = "title"  # the title it underlines
+            i += 1
+            continue
+        if EXPLICIT.match(s):
+            end = max(under(i + 1, ind[i]), i + 1)
+            name = directive_name(s)
+            if FOOTNOTE.match(s):
+                i += 1
+                continue
+            if name is None or NO_TEXT.match(s) or is_silent(name):
+                roles[i:end] = ["hidden"] * (end - i)
+                i = end
+                continue
+            j = i + 1  # the argument may run on; then the options
+            while j < end and not blank[j] and not OPTION.match(lines[j].strip()):
+                j += 1
+            while j < end and not blank[j] and OPTION.match(lines[j].strip()):
+                roles[j] = "hidden"
+                j += 1
+            if name in CODE_DIRECTIVES:
+                roles[i] = "hidden"
+                roles[j:end] = ["code"] * (end - j)
+                i = end
+                continue
+            if name in TABLE_DIRECTIVES:  # its caption is the rows' context, not a statement
+                roles[i] = "hidden"
+                for k in range(j, end):
+                    if not blank[k]:
+                        roles[k] = "row+" if name == "list-table" and not lines[k].lstrip().startswith("*") \
+                            else "row"
+                i = end
+                continue
+            if name == "figure" or name in FRAME_DIRECTIVES:  # a figure's image is nothing to read;
+                roles[i] = "hidden"  # its caption is
+            i = j
+            continue
+        if s.endswith("::"):
+            if s == "::":
+                roles[i] = "hidden"
+            k = i + 1
+            while k < n and blank[k]:
+                k += 1
+            if k < n and ind[k] > ind[i]:
+                end = under(k, ind[i])
+                roles[k:end] = ["code"] * (end - k)
+                i = end
+                continue
+        i += 1
+    return roles
+
+
+def _simple_table(lines: Sequence[str], blank: list[bool], roles: list[LineRole], i: int) -> int:
+    """Marks the simple table whose top border is line ``i`` (borders hidden, the lines between
+    them rows: a header, then the body); returns the line after it."""
+    borders = [i]
+    k = i + 1
+    while k < len(lines) and len(borders) < 3:
+        if SIMPLE_BORDER.match(lines[k].strip()):
+            borders.append(k)
+            if k + 1 >= len(lines) or blank[k + 1]:
+                break
+        k += 1
+    if len(borders) < 2:  # no closing border within the text (a chunk may cut a table): rows anyway
+        borders.append(k)
+    for n in range(i, min(borders[-1] + 1, len(lines))):
+        roles[n] = "hidden" if n in borders else ("" if blank[n] else "row")
+    return borders[-1] + 1

@@ -1,0 +1,228 @@
+"""reStructuredText ingestion (engine.ingest.rst) and its units (engine.lang.rst via
+engine.lang.units): titles by adornment, markup no reader sees, literal blocks, admonitions,
+lists and tables, every block a run of the file's own lines."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from ingest_support import chunks_of, read
+
+from engine.ingest.formats import FORMATS, holds_manuals
+from engine.ingest.rst import parse_rst
+from engine.lang.units import code_after, split_units
+from engine.types import IngestIssue
+
+MANUAL = """\
+:orphan:
+
+.. _pump-manual:
+
+==================
+Pump PX-200 manual
+==================
+
+.. contents::
+   :local:
+
+Safety
+======
+
+.. warning::
+
+   Disconnect the mains before opening the cover.
+
+.. note:: The pump weighs 12 kg
+   without water.
+
+Installation
+============
+
+1. Mount the pump on a level base.
+2. Connect the hoses:
+
+   - inlet hose (25 mm)
+   - outlet hose (20 mm)
+
+#. Fill the pump with water.
+
+Configuration
+-------------
+
+.. This comment is not text.
+   Nor is its second line.
+
+Set the pressure in ``config.ini``::
+
+    [pump]
+    pressure = 3.5
+
+.. code-block:: ini
+   :linenos:
+
+   [motor]
+   speed = 1450
+
+.. image:: pump.png
+   :alt: the pump
+
+.. figure:: curve.png
+   :width: 50%
+
+   Pressure curve of the PX-200.
+
+=========  ======
+Part       Torque
+=========  ======
+Impeller   12 N·m
+Cover      8 N·m
+=========  ======
+
++----------+---------+
+| Fault    | Remedy  |
++==========+=========+
+| E01      | Reset   |
++----------+---------+
+| E02      | Call us |
+|          | at once |
++----------+---------+
+
+.. list-table:: Spare parts
+   :header-rows: 1
+
+   * - Part
+     - Number
+   * - Seal kit
+     - SK-20
+"""
+
+
+def _blocks(text: str):
+    return [(b, text[b.char_start:b.char_end]) for b in parse_rst(text).blocks]
+
+
+def test_rst_is_a_supported_format(tmp_path: Path) -> None:
+    (tmp_path / "manual.rst").write_text("Title\n=====\n\nText.\n", encoding="utf-8")
+    assert FORMATS[".rst"] == "rst" and holds_manuals(tmp_path)
+    got = read(tmp_path, "manual.rst", MANUAL)
+    assert not isinstance(got, IngestIssue), got
+    doc, blocks = got
+    assert doc.format == "rst" and doc.text == MANUAL and blocks
+
+
+def test_titles_take_their_level_from_the_order_their_adornment_first_appears() -> None:
+    heads = [(b.level, b.heading_path, t.splitlines()[1 if t.startswith("=") else 0])
+             for b, t in _blocks(MANUAL) if b.kind == "heading"]
+    assert heads == [(1, (), "Pump PX-200 manual"), (2, ("Pump PX-200 manual",), "Safety"),
+                     (2, ("Pump PX-200 manual",), "Installation"),
+                     (3, ("Pump PX-200 manual", "Installation"), "Configuration")]
+    assert parse_rst(MANUAL).first_heading == "Pump PX-200 manual"
+
+
+def test_every_block_is_a_run_of_the_files_own_lines() -> None:
+    lines = MANUAL.split("\n")
+    for b, text in _blocks(MANUAL):
+        assert text == text.strip() and text
+        assert MANUAL.count("\n", 0, b.char_start) + 1 == b.start_line
+        assert lines[b.start_line - 1].strip().startswith(text.split("\n")[0].strip())
+        assert b.end_line == b.start_line + text.count("\n")
+
+
+def test_markup_no_reader_sees_gives_no_block() -> None:
+    texts = " ".join(t for _b, t in _blocks(MANUAL))
+    for hidden in (":orphan:", "pump-manual", "contents", "comment", "pump.png", "curve.png", ":linenos:",
+                   ":header-rows:", ":alt:"):
+        assert hidden not in texts, hidden
+    assert "Pressure curve of the PX-200." in texts  # a figure's caption is text
+
+
+def test_literal_blocks_and_code_directives_are_code() -> None:
+    code = [t for b, t in _blocks(MANUAL) if b.kind == "code"]
+    assert code == ["[pump]\n    pressure = 3.5", "[motor]\n   speed = 1450"]
+
+
+def test_an_admonition_starts_at_its_directive_line_and_its_text_warns(tmp_path: Path) -> None:
+    blocks = _blocks(MANUAL)
+    warn = next(t for b, t in blocks if "Disconnect" in t)
+    assert warn.startswith(".. warning::")
+    note = next(t for b, t in blocks if "weighs" in t)
+    assert note == ".. note:: The pump weighs 12 kg\n   without water."
+    _doc, chunks = chunks_of(tmp_path, "pump.rst", MANUAL)
+    units = [u for c in chunks for u in split_units(c)]
+    disconnect = next(u for u in units if "Disconnect" in u.text)
+    assert disconnect.text == "Disconnect the mains before opening the cover."
+    assert disconnect.admonition == "warning"
+    assert not any(u.text.strip().startswith(".. warning") for u in units)
+
+
+def test_list_items_nested_and_enumerated_are_one_list() -> None:
+    items = [(b.level, b.group, t) for b, t in _blocks(MANUAL) if b.kind == "list_item"]
+    assert [(lvl, t) for lvl, _g, t in items] == [
+        (1, "1. Mount the pump on a level base."), (1, "2. Connect the hoses:"),
+        (2, "- inlet hose (25 mm)"), (2, "- outlet hose (20 mm)"), (1, "#. Fill the pump with water.")]
+    assert len({g for _l, g, _t in items}) == 1
+
+
+def test_an_enumerator_running_on_into_a_sentence_is_a_paragraph() -> None:
+    kinds = [b.kind for b, _t in _blocks("A. Smith wrote this manual\nfor the service team.\n")]
+    assert kinds == ["paragraph"]
+
+
+def test_table_rows_keep_their_header_and_caption() -> None:
+    rows = [(t, b.context) for b, t in _blocks(MANUAL) if b.kind == "table_row"]
+    assert rows == [
+        ("Impeller   12 N·m", "Part Torque"), ("Cover      8 N·m", "Part Torque"),
+        ("| E01      | Reset   |", "| Fault | Remedy |"),
+        ("| E02      | Call us |\n|          | at once |", "| Fault | Remedy |"),
+        ("* - Seal kit\n     - SK-20", "Spare parts\nPart | Number")]
+
+
+def test_units_of_an_rst_chunk(tmp_path: Path) -> None:
+    _doc, chunks = chunks_of(tmp_path, "pump.rst", MANUAL)
+    units = [u for c in chunks for u in split_units(c)]
+    texts = [u.text for u in units]
+    for title in ("Pump PX-200 manual", "Safety", "Installation", "Configuration"):
+        assert not any(t.startswith(title) for t in texts), title  # titles are no claims
+    assert not any("==" in t or "contents" in t or "comment" in t or "pump.png" in t for t in texts)
+    by_text = {u.text: u for u in units}
+    assert by_text["[pump]"].kind == "code" and by_text["speed = 1450"].kind == "code"
+    assert by_text["Impeller   12 N·m"].kind == "table_row"
+    assert by_text["* - Seal kit\n     - SK-20"].kind == "table_row"  # a list-table row is one unit
+    assert by_text["Fill the pump with water."].kind == "list_item"
+    assert by_text["Mount the pump on a level base."].heading == "Installation"
+
+
+def test_a_lead_in_ending_with_double_colon_announces_its_literal_block(tmp_path: Path) -> None:
+    _doc, chunks = chunks_of(tmp_path, "pump.rst", MANUAL)
+    chunk = next(c for c in chunks if "config.ini" in c.text)
+    lead = next(u for u in split_units(chunk) if u.text.endswith("::"))
+    code = code_after(chunk, lead)
+    assert code is not None and code.text == "[pump]\n    pressure = 3.5" and code.kind == "code"
+
+
+@pytest.mark.parametrize("source", ["Title\n=====\n\n----------\n\nAfter a transition.\n",
+                                    "Title\n=====\n\n::\n\n    literal only\n"])
+def test_transitions_and_a_lone_double_colon_are_no_text(source: str) -> None:
+    texts = [t for b, t in _blocks(source) if b.kind != "heading"]
+    assert texts in (["After a transition."], ["literal only"])
+
+
+_LINES = st.sampled_from([
+    "Title", "=====", "-----", "", "   indented text", ".. note::", ".. code-block:: c", "   :linenos:",
+    ".. _target:", ".. image:: x.png", "- item", "#. step", "1. step", "Text ending::", "+----+----+",
+    "| a  | b  |", "+====+====+", "===  ===", "a    b", ".. list-table:: T", "   * - x", "     - y",
+    "\tTabbed", "Ünïcödé text ✓", "..", "::", ".. [1] A footnote.", "    >>> 1 + 1",
+])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_LINES, max_size=40))
+def test_any_rst_like_text_gives_blocks_within_the_text(lines: list[str]) -> None:
+    text = "\n".join(lines)
+    for b in parse_rst(text).blocks:
+        assert 0 <= b.char_start < b.char_end <= len(text)
+        assert text[b.char_start:b.char_end].strip() == text[b.char_start:b.char_end]
+        assert text.count("\n", 0, b.char_start) + 1 == b.start_line <= b.end_line
