@@ -2,8 +2,10 @@
 
 ``expect`` is ``path:LINE`` (LINE = the section's heading line) or ``path:pN`` (PDF page).
 The gold section follows the hit rule of the evaluation sets: from LINE to the line
-before the next Markdown heading of the same or a higher level (or the end of file).
-When LINE is not a Markdown heading (HTML, text, a line inside a section), the gold
+before the next Markdown heading of the same or a higher level (or the end of file); in a
+reStructuredText file LINE is a title's line, and its section runs to the next title of the
+same or a higher level as the reader (engine.ingest.rst) levels them.
+When LINE is not a heading (HTML, text, a line inside a section), the gold
 section is the indexed section (``Chunk.section_id``) of the chunk holding that line.
 A chunk is a hit when it comes from that file and its line span overlaps the section.
 
@@ -39,6 +41,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.config import FilterConfig
+from engine.ingest.formats import FORMATS
 from engine.types import Chunk, Trace
 
 if TYPE_CHECKING:
@@ -85,6 +88,20 @@ class Diagnosis:
     @property
     def found(self) -> bool:
         return self.stage is None
+
+
+def rst_section(text: str, line: int) -> tuple[int, int] | None:
+    """(first, last) line of the reStructuredText section whose title (its text or adornment
+    lines) is at ``line`` (1-based), with the titles and levels of the reader."""
+    from engine.ingest.rst import parse_rst
+
+    heads = [b for b in parse_rst(text).blocks if b.kind == "heading"]
+    at = next((h for h in heads if h.start_line <= line <= h.end_line), None)
+    if at is None:
+        return None
+    end = next((h.start_line - 1 for h in heads if h.start_line > at.end_line and h.level <= at.level),
+               text.count("\n") + 1)
+    return at.start_line, end
 
 
 def markdown_section(lines: Sequence[str], line: int) -> tuple[int, int] | None:
@@ -136,11 +153,15 @@ class GoldResolver:
         return self._lines[path]
 
     def span(self, target: Target) -> tuple[int, int] | None:
-        """Line span of the gold section, or None when it is not a Markdown heading."""
+        """Line span of the gold section, or None when LINE is no heading (Markdown, reStructuredText)."""
         if target.line is None:
             return None
         lines = self._file_lines(target.path)
-        return markdown_section(lines, target.line) if lines is not None else None
+        if lines is None:
+            return None
+        if FORMATS.get(Path(target.path).suffix.lower()) == "rst":
+            return rst_section("\n".join(lines), target.line)
+        return markdown_section(lines, target.line)
 
     def hits(self, target: Target) -> list[Chunk]:
         """Every indexed chunk (eligible or not) that counts as a hit for ``target``."""

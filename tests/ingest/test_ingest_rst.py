@@ -226,3 +226,16 @@ def test_any_rst_like_text_gives_blocks_within_the_text(lines: list[str]) -> Non
         assert 0 <= b.char_start < b.char_end <= len(text)
         assert text[b.char_start:b.char_end].strip() == text[b.char_start:b.char_end]
         assert text.count("\n", 0, b.char_start) + 1 == b.start_line <= b.end_line
+
+
+def test_a_gold_section_runs_to_the_next_title_of_its_level_or_higher() -> None:
+    from engine.search.diagnose import rst_section
+
+    lines = MANUAL.split("\n")
+    at = {text: n for n, text in enumerate(lines, 1)}
+    last = MANUAL.count("\n") + 1
+    assert rst_section(MANUAL, at["Safety"]) == (at["Safety"], at["Installation"] - 1)
+    assert rst_section(MANUAL, at["Installation"]) == (at["Installation"], last)  # holds its sub-section
+    assert rst_section(MANUAL, at["Configuration"]) == (at["Configuration"], last)
+    assert rst_section(MANUAL, at["Pump PX-200 manual"]) == (at["Pump PX-200 manual"] - 1, last)  # overlined
+    assert rst_section(MANUAL, at["#. Fill the pump with water."]) is None
