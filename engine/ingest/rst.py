@@ -31,6 +31,7 @@ explicit markup ``..``), so this reader follows the specification's line rules:
 
 from __future__ import annotations
 
+import bisect
 import re
 
 from engine.ingest.blocks import BlockBuilder, Parsed
@@ -47,10 +48,15 @@ _GRID_BORDER = re.compile(r"^\+(?:[-=:]+\+)+\s*$")
 _FIELD = re.compile(r"^:[\w-]+:(?:\s+\S.*)?$")
 
 
+MAX_NESTING = 24  # lists and quotes inside one another; deeper ones are read as plain text
+
+
 def parse_rst(text: str) -> Parsed:
     reader = _Reader(text)
     reader.body(0, len(reader.lines), 0)
-    return Parsed(text=text, blocks=reader.b.blocks, first_heading=reader.b.first_heading)
+    warnings = ["lists or quotes nested deeper than the reader follows; the deepest levels are plain text"] \
+        if reader.too_deep else []
+    return Parsed(text=text, blocks=reader.b.blocks, first_heading=reader.b.first_heading, warnings=warnings)
 
 
 class _Reader:
@@ -65,6 +71,8 @@ class _Reader:
         self.b = BlockBuilder()
         self.styles: dict[tuple[str, bool], int] = {}  # title adornment -> level, in order of appearance
         self.opener: int | None = None  # a directive line the next block starts at (".. warning::")
+        self.nesting = 0  # bodies being read inside one another
+        self.too_deep = False
 
     # -- lines ----------------------------------------------------------------------
     def indent(self, i: int) -> int:
@@ -104,13 +112,28 @@ class _Reader:
         while a < z and self.text[a].isspace():
             a += 1
         if a < z:
-            self.b.add(kind, a, z, self.text.count("\n", 0, a) + 1, last + 1, context=context, group=group,
+            self.b.add(kind, a, z, bisect.bisect_right(self.starts, a), last + 1, context=context, group=group,
                        level=level)
 
     # -- the body ---------------------------------------------------------------------
     def body(self, i: int, stop: int, base: int, group: int = -1, depth: int = 0) -> None:
         """Lines ``i``..``stop`` at indentation ``base``; ``depth`` > 0 inside a list item (its
         paragraphs are list items), ``group`` the list or table they belong to."""
+        if self.nesting >= MAX_NESTING:
+            self.too_deep = True
+            first, last = self.first_text(i, stop), stop - 1
+            while last > first and self.blank(last):
+                last -= 1
+            if first < stop:
+                self.add("list_item" if depth else "paragraph", first, last, group=group, level=depth)
+            return
+        self.nesting += 1
+        try:
+            self._body(i, stop, base, group, depth)
+        finally:
+            self.nesting -= 1
+
+    def _body(self, i: int, stop: int, base: int, group: int, depth: int) -> None:
         list_group: int | None = None  # the list being read at this level
         while i < stop:
             if self.blank(i):

@@ -239,3 +239,11 @@ def test_a_gold_section_runs_to_the_next_title_of_its_level_or_higher() -> None:
     assert rst_section(MANUAL, at["Configuration"]) == (at["Configuration"], last)
     assert rst_section(MANUAL, at["Pump PX-200 manual"]) == (at["Pump PX-200 manual"] - 1, last)  # overlined
     assert rst_section(MANUAL, at["#. Fill the pump with water."]) is None
+
+
+def test_lists_nested_past_what_the_reader_follows_are_plain_text_with_a_warning() -> None:
+    text = "\n".join(" " * i + "- item" for i in range(3000))  # every line one item deeper
+    parsed = parse_rst(text)
+    assert parsed.warnings and "nested deeper" in parsed.warnings[0]
+    assert max(b.level for b in parsed.blocks) <= 24 + 1
+    assert parsed.blocks[-1].end_line == 3000  # nothing lost: the deepest levels are one block
