@@ -90,7 +90,9 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
     kind (``admonition``). So does a safety label, a line that is only a signal word ("⚠ WARNING",
     engine.lang.cues): the paragraph, list or rows below it, up to the next blank line, are a
     "warning" block (in a text without blank lines, where each line is a paragraph, as HTML and PDF
-    text is: the next line).
+    text is: the next line). In reStructuredText (``.rst``) the lines say what they are
+    (engine.lang.rst.line_roles): titles and markup no reader sees are no claims, a literal block's
+    lines are code entries, a simple table's lines and a list-table's rows are table rows.
     """
     text = chunk.text
     out: list[tuple[UnitKind, int, int, str, str]] = []
@@ -320,8 +322,8 @@ def _literal_after(text: str, pos: int) -> tuple[int, int] | None:
 
 def code_after(chunk: Chunk, unit: Unit) -> Unit | None:
     """The fenced code block (reStructuredText: the literal block) that follows ``unit`` (blank
-    lines apart at most), as a unit of kind "code" (its lines, without the fences), when it has ``CODE_LINES_MAX`` lines or fewer: what a
-    sentence ending "…the following command:" introduces. ``chunk`` is the unit's own, or the
+    lines apart at most), as a unit of kind "code" (its lines, without the fences), when it has
+    ``CODE_LINES_MAX`` lines or fewer: what a sentence ending "…the following command:" introduces. ``chunk`` is the unit's own, or the
     next chunk of its section, where the chunker cut right after the unit: that chunk either
     repeats the unit's end (the chunks overlap) or starts after it."""
     text, base = chunk.text, chunk.char_start
@@ -331,8 +333,8 @@ def code_after(chunk: Chunk, unit: Unit) -> Unit | None:
         if nl < 0:
             return None
         pos = nl + 1
-    if is_rst(chunk):
-        span = _literal_after(text, text.rfind("\n", 0, max(pos - 1, 0)) + 1 if pos else 0)
+    if is_rst(chunk):  # a literal block is known by the "::" line before it, so from the unit's line on
+        span = _literal_after(text, text.rfind("\n", 0, pos - 1) + 1) if pos else None
         if span is None:
             return None
         s, e = span
