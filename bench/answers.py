@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/answers.py                       # samples/questions.tsv
     .venv/bin/python bench/answers.py --dev piaf-fr --limit 150
-    .venv/bin/python bench/answers.py --dev klipper-manuals,meshtastic-docs   # manuals, dev splits
+    .venv/bin/python bench/answers.py --dev klipper-manuals,meshtastic-docs,micropython-docs   # manuals, dev
     .venv/bin/python bench/answers.py --dev piaf-fr,cmrc-zh,drcd-zh-hant --limit 100 --json
 
 For each set it builds (or reuses) an index under ``--index-root``, searches every

@@ -55,7 +55,7 @@ from engine.search.diagnose import GoldResolver  # noqa: E402
 EVAL = ROOT.parent / "shared" / "eval"
 TRAINING = ROOT / "models" / "training"  # the project's own training sets (models/training/README.md)
 OUT = ROOT / "models" / "answerability" / "answerability.json"
-IN_DOMAIN = ("klipper-manuals", "meshtastic-docs")  # manuals (the rest: Wikipedia QA)
+IN_DOMAIN = ("klipper-manuals", "meshtastic-docs", "micropython-docs")  # manuals (the rest: Wikipedia QA)
 
 
 def set_folder(name: str) -> Path:
