@@ -28,6 +28,7 @@ from typing import Callable, Sequence
 
 from engine.config import ChunkingConfig
 from engine.lang.language import detect_language
+from engine.lang.rst import ADORNMENT, title_text
 from engine.lang.text import approx_token_count, sentence_spans, word_spans
 from engine.lang.units import FENCE
 from engine.types import Block, Chunk, ChunkKind, Document
@@ -386,5 +387,6 @@ def _pack_spans(spans: list[tuple[int, int]], count: Callable[[int, int], int], 
 
 
 def _heading_title(raw: str) -> str:
-    first = raw.strip().splitlines()[0] if raw.strip() else ""
-    return first.lstrip("#").strip().rstrip("#").strip()
+    """A heading block's title: its first line that is not a reStructuredText adornment."""
+    first = next((x for x in raw.strip().splitlines() if not ADORNMENT.match(x)), "")
+    return title_text(first.lstrip("#").strip().rstrip("#").strip())

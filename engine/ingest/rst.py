@@ -36,8 +36,8 @@ import re
 
 from engine.ingest.blocks import BlockBuilder, Parsed
 from engine.lang.rst import (
-    ADORNMENT, CODE_DIRECTIVES, DIRECTIVE, EXPLICIT, FOOTNOTE, FRAME_DIRECTIVES, NO_TEXT, OPTION, SIMPLE_BORDER,
-    TABLE_DIRECTIVES, directive_name, is_silent,
+    ADORNMENT, CODE_DIRECTIVES, DIRECTIVE, EXPLICIT, FOOTNOTE, FRAME_DIRECTIVES, NO_TEXT, OBJECT_DIRECTIVES, OPTION,
+    SIMPLE_BORDER, TABLE_DIRECTIVES, directive_name, is_silent, title_text,
 )
 from engine.lang.text import line_starts
 from engine.types import BlockKind
@@ -71,6 +71,8 @@ class _Reader:
         self.b = BlockBuilder()
         self.styles: dict[tuple[str, bool], int] = {}  # title adornment -> level, in order of appearance
         self.opener: int | None = None  # a directive line the next block starts at (".. warning::")
+        self.title_level = 0  # the level of the last section title
+        self.entries = 0  # API entries (".. method::") being read inside one another
         self.nesting = 0  # bodies being read inside one another
         self.too_deep = False
 
@@ -189,6 +191,7 @@ class _Reader:
 
     def heading(self, style: tuple[str, bool], title_line: int, first: int, last: int) -> None:
         level = self.styles.setdefault(style, min(6, len(self.styles) + 1))
+        self.title_level = level
         self.opener = None
         self.b.heading(level, self.lines[title_line].strip(), self.starts[first], self.line_end(last), first + 1,
                        last + 1)
@@ -246,6 +249,20 @@ class _Reader:
         if name == "figure":  # the image is nothing to read; its caption and legend are
             if content < end:
                 self.body(content, end, self.indent(content), group, depth)
+            return end
+        if name in OBJECT_DIRECTIVES and has_argument:  # an API entry: its signature is a title one
+            # level below the section's (or the entry's it is inside), its content the entry's text
+            level = min(6, self.title_level + 1 + self.entries)
+            title = " / ".join(title_text(self.lines[k]) for k in range(i, argument_end))
+            start = self.starts[i] + len(self.text[self.starts[i]:self.line_end(i)]) \
+                - len(self.text[self.starts[i]:self.line_end(i)].lstrip())
+            self.b.heading(level, title, start, self.line_end(argument_end - 1), i + 1, argument_end)
+            self.entries += 1
+            try:
+                if content < end:
+                    self.body(content, end, self.indent(content), group, depth)
+            finally:
+                self.entries -= 1
             return end
         # an admonition, a topic, a tab, "only", or a directive this reader does not know: its text,
         # the first block from the directive's line on

@@ -31,8 +31,15 @@ SILENT_DIRECTIVES = frozenset({
     "target-notes", "default-role", "role", "tabularcolumns", "autosummary", "currentmodule", "module", "program",
     "productionlist"})
 
+# directives that describe one object of an API or a program (Sphinx's domains: "py:function",
+# "c:macro", "std:option" ...): the argument is its signature, shown as the entry's title
+OBJECT_DIRECTIVES = frozenset({
+    "function", "method", "class", "classmethod", "staticmethod", "attribute", "data", "exception", "decorator",
+    "decoratormethod", "property", "describe", "object", "option", "envvar", "macro", "member", "type", "var",
+    "struct", "enum", "enumerator", "confval"})
+
 # directives whose argument is a build condition or a style, not text (their content is text)
-FRAME_DIRECTIVES = frozenset({"only", "ifconfig", "container", "class", "rst-class", "tabs", "tab-set"})
+FRAME_DIRECTIVES = frozenset({"only", "ifconfig", "container", "rst-class", "tabs", "tab-set"})  # Sphinx: "class" is py:class
 
 LineRole = Literal["", "title", "hidden", "code", "row", "row+"]
 
@@ -42,6 +49,14 @@ def directive_name(line: str) -> str | None:
     prefix dropped: ``.. py:function::`` -> "function"), else None."""
     m = DIRECTIVE.match(line)
     return m.group(1).lower().rsplit(":", 1)[-1] if m else None
+
+
+def title_text(line: str) -> str:
+    """A title line's text; an API entry's directive line gives its signature
+    (``.. method:: Pin.init(mode)`` -> "Pin.init(mode)")."""
+    s = line.strip()
+    m = DIRECTIVE.match(s)
+    return s[m.end():].strip() if m else s
 
 
 def is_silent(name: str) -> bool:
@@ -56,7 +71,7 @@ def _indent(line: str) -> int:
 
 def line_roles(lines: Sequence[str]) -> list[LineRole]:
     """Each line's role in a run of reStructuredText lines (a whole file or one chunk's text):
-    "title" (a section title or its adornment), "hidden" (explicit markup no reader sees, a
+    "title" (a section title or its adornment, an API entry's signature), "hidden" (explicit markup no reader sees, a
     directive's options, a lone ``::``, a simple table's borders), "code" (a literal block, a
     code directive's content), "row" (a line of a simple table, the first line of a
     ``list-table`` row), "row+" (a ``list-table`` row's further lines), or "" (text: read as
@@ -103,6 +118,8 @@ def line_roles(lines: Sequence[str]) -> list[LineRole]:
             j = i + 1  # the argument may run on; then the options
             while j < end and not blank[j] and not OPTION.match(lines[j].strip()):
                 j += 1
+            if name in OBJECT_DIRECTIVES and lines[i].strip()[DIRECTIVE.match(s).end():].strip():
+                roles[i:j] = ["title"] * (j - i)  # the signature (over several lines: several forms)
             while j < end and not blank[j] and OPTION.match(lines[j].strip()):
                 roles[j] = "hidden"
                 j += 1

@@ -17,7 +17,7 @@ from typing import Literal
 from engine.ingest.formats import FORMATS
 from engine.lang.cues import is_safety_label
 from engine.lang.markup import module_lines, opens_with_tag, visible_lines
-from engine.lang.rst import ADORNMENT, line_roles
+from engine.lang.rst import ADORNMENT, line_roles, title_text
 from engine.lang.text import sentence_spans, strip_span
 from engine.types import Chunk
 
@@ -164,7 +164,7 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
             elif roles[k] == "row+" and out and out[-1][0] == "table_row":  # the row goes on
                 out[-1] = out[-1][:2] + (strip_span(text, line_start, line_end)[1],) + out[-1][3:]
             elif roles[k] == "title" and not ADORNMENT.match(line):
-                heading = line.strip()
+                heading = title_text(line)
             continue
         if roles is not None:
             close_entry()

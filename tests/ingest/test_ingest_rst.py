@@ -247,3 +247,45 @@ def test_lists_nested_past_what_the_reader_follows_are_plain_text_with_a_warning
     assert parsed.warnings and "nested deeper" in parsed.warnings[0]
     assert max(b.level for b in parsed.blocks) <= 24 + 1
     assert parsed.blocks[-1].end_line == 3000  # nothing lost: the deepest levels are one block
+
+
+API = """\
+class UART
+==========
+
+Methods
+-------
+
+.. method:: UART.init(baudrate=9600, bits=8)
+            UART.deinit()
+
+   Initialise the UART bus with the given parameters.
+
+.. py:method:: UART.read([nbytes])
+
+   Read characters. Returns None on timeout.
+
+.. class:: Pin(id)
+
+   A pin object.
+
+   .. method:: Pin.value([x])
+
+      Get or set the pin's value.
+"""
+
+
+def test_an_api_entry_is_a_title_its_signature_under_the_section_holding_it(tmp_path: Path) -> None:
+    heads = [(b.level, b.heading_path[-1:], API[b.char_start:b.char_end].split("\n")[0])
+             for b, _t in _blocks(API) if b.kind == "heading"][2:]
+    assert heads == [(3, ("Methods",), ".. method:: UART.init(baudrate=9600, bits=8)"),
+                     (3, ("Methods",), ".. py:method:: UART.read([nbytes])"),
+                     (3, ("Methods",), ".. class:: Pin(id)"),
+                     (4, ("Pin(id)",), ".. method:: Pin.value([x])")]
+    para = next(b for b, t in _blocks(API) if t.startswith("Initialise"))
+    assert para.heading_path[-1] == "UART.init(baudrate=9600, bits=8) / UART.deinit()"
+    _doc, chunks = chunks_of(tmp_path, "uart.rst", API)
+    units = [u for c in chunks for u in split_units(c)]
+    assert not any(".. " in u.text or "UART.deinit()" == u.text.strip() for u in units)  # signatures: no claims
+    read = next(u for u in units if u.text.startswith("Read characters"))
+    assert read.heading == "UART.read([nbytes])"
