@@ -164,8 +164,24 @@ def test_passages_about_the_device_the_question_names_stay_first(tmp_path, write
     res = lib.search("What torque do the PX-1 terminal screws need, and how often should they be rechecked?")
     order = res.trace.stage("order")
     assert lib.chunk(order.ranked[0].chunk_id).path == "px.md", order  # the other device's words do not win
-    assert "passages about px1 first" in order.note  # the normalised code, as the fused stage names it
+    assert "passages about other devices than px1 after" in order.note  # the normalised code, as fused names it
     assert lib.search("terminal screws torque recheck").trace.stage("order").ranked[0].chunk_id != order.ranked[0].chunk_id
+
+
+def test_a_passage_about_no_device_is_not_put_after_the_named_devices(
+        tmp_path, write_library, open_library, fast_config):
+    """What holds for every device (a library reference, a general page) competes with the named
+    device's own passages on the learned score; only another device's passages go after them."""
+    docs = {"px.md": "---\nmodels: [PX-1]\n---\n# PX-1 quick reference\n\n## Timers\n\nThe PX-1 has four timers.\n",
+            "qx.md": "---\nmodels: [QX-2]\n---\n# QX-2 quick reference\n\n## Memory\n\nThe QX-2 keeps RTC memory "
+                     "through deep sleep; RTC memory holds 2048 bytes.\n",
+            "rtc.md": "# class RTC\n\n## Memory\n\nRTC memory keeps its bytes through deep sleep; it holds up to 2048 "
+                      "bytes of RTC memory.\n"}
+    lib = _built_with_order(tmp_path, write_library, open_library, fast_config, docs, [0, 0, 0, 10.0])  # cover
+    order = lib.search("How many bytes of RTC memory survive deep sleep on the PX-1?").trace.stage("order")
+    paths = [lib.chunk(r.chunk_id).path for r in order.ranked]
+    assert paths[0] == "rtc.md", paths  # the general page answers; the PX-1 page does not
+    assert paths.index("qx.md") > paths.index("px.md"), paths  # the other device's page goes after
 
 
 def test_inside_the_named_devices_manual_the_question_less_its_code_orders_the_passages(

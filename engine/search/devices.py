@@ -3,8 +3,11 @@
 Technicians name the device they stand at ("KX-7", "Hydra-400", "HY-400S"). A document
 is about the codes in its ``models`` list and its title. When a question names a code
 that some document is about, retrieval adds one more ranking to the fusion: the
-candidates from documents about that device, in fused order. Documents about other
-devices are not excluded (that is what the eligibility filter is for), only outranked.
+candidates from documents about that device, in fused order; and the order stage puts the
+passages of documents about *other* devices only after the rest. Documents about no device
+(a library reference that holds for every board, a general safety page) are not outranked;
+documents about other devices are not excluded either (that is what the eligibility filter is
+for), only outranked.
 """
 
 from __future__ import annotations

@@ -7,7 +7,8 @@
    ranking weighs what it can see of the question (``lexical_weight``), and a third ranking
    joins when the question names a device code some document is about (engine.search.devices);
 5. order: the top ``rerank_input`` fused candidates in the learned passage order
-   (engine.search.order; off without a fitted model: the fused order is kept);
+   (engine.search.order; off without a fitted model: the fused order is kept), those of
+   documents about other devices than the question names after the rest;
 6. rerank: the cross-encoder over those candidates (engine.search.rerank);
 7. context: top ``final_context`` after rerank, duplicates removed, neighbours added within
    ``context_token_budget`` (engine.search.context).
@@ -157,7 +158,7 @@ def _order(snap: Snapshot, question: str, qvec: np.ndarray | None, fused: Pairs,
     """The first ``rerank_input`` fused candidates in the learned passage order; the rest after.
     ``content``: the question less the devices it names (engine.lang.codes.content_question),
     when it names some: its cosines order the passages, since every passage of the device's manual
-    shares the device's name (the passages about the device stay first all the same)."""
+    shares the device's name (the passages about other devices go after all the same)."""
     rc = config.retrieval
     t = time.perf_counter()
     head, tail = fused[:rc.rerank_input], fused[rc.rerank_input:]
@@ -170,13 +171,15 @@ def _order(snap: Snapshot, question: str, qvec: np.ndarray | None, fused: Pairs,
     chunks = [snap.chunk_of(c) for c, _ in head]
     scores = model.scores(snapshot_features(snap, question, qvec if content is None else content, chunks,
                                             order.unit_vectors, model.rank_c))
-    # a question naming a device: passages about it stay ahead of the others (engine.search.devices;
-    # the training questions name none, so no weight could be learned for it)
+    # a question naming a device: passages from documents about other devices only go after the rest
+    # (engine.search.devices); the named device's and those about no device (what holds for every
+    # device: a platform's library reference, a general safety page) keep the learned order
     named = mentioned(question, snap.known_codes)
-    elsewhere = [0 if snap.device_codes[ch.path] & named else 1 for ch in chunks] if named else [0] * len(chunks)
-    idx = sorted(range(len(head)), key=lambda i: (elsewhere[i], -scores[i], i))
+    elsewhere = [int(bool(snap.device_codes[ch.path]) and not snap.device_codes[ch.path] & named) for ch in chunks]
+    idx = sorted(range(len(head)), key=lambda i: (elsewhere[i] if named else 0, -scores[i], i))
     ordered = [(head[i][0], float(scores[i])) for i in idx]
-    note = model.describe() + (f"; passages about {', '.join(sorted(named))} first" if named else "")
+    note = model.describe() + (f"; passages about other devices than {', '.join(sorted(named))} after"
+                               if named else "")
     if content is not None:
         note += "; cosines of the question less the devices it names"
     stages.append(_stage("order", ordered, rc.rerank_input, t, note))
