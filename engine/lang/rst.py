@@ -38,8 +38,9 @@ OBJECT_DIRECTIVES = frozenset({
     "decoratormethod", "property", "describe", "object", "option", "envvar", "macro", "member", "type", "var",
     "struct", "enum", "enumerator", "confval"})
 
-# directives whose argument is a build condition or a style, not text (their content is text)
-FRAME_DIRECTIVES = frozenset({"only", "ifconfig", "container", "rst-class", "tabs", "tab-set"})  # Sphinx: "class" is py:class
+# directives whose argument is a build condition or a style, not text (their content is text);
+# "class" is not one: in Sphinx it is py:class (docutils' own is "rst-class" there)
+FRAME_DIRECTIVES = frozenset({"only", "ifconfig", "container", "rst-class", "tabs", "tab-set"})
 
 LineRole = Literal["", "title", "hidden", "code", "row", "row+"]
 
@@ -71,11 +72,11 @@ def _indent(line: str) -> int:
 
 def line_roles(lines: Sequence[str]) -> list[LineRole]:
     """Each line's role in a run of reStructuredText lines (a whole file or one chunk's text):
-    "title" (a section title or its adornment, an API entry's signature), "hidden" (explicit markup no reader sees, a
-    directive's options, a lone ``::``, a simple table's borders), "code" (a literal block, a
-    code directive's content), "row" (a line of a simple table, the first line of a
-    ``list-table`` row), "row+" (a ``list-table`` row's further lines), or "" (text: read as
-    paragraphs, list items, grid table rows, admonitions)."""
+    "title" (a section title or its adornment, an API entry's signature), "hidden" (explicit
+    markup no reader sees, a directive's options, a lone ``::``, a simple table's borders),
+    "code" (a literal block, a code directive's content), "row" (a line of a simple table, the
+    first line of a ``list-table`` row), "row+" (a ``list-table`` row's further lines), or ""
+    (text: read as paragraphs, list items, grid table rows, admonitions)."""
     n = len(lines)
     roles: list[LineRole] = [""] * n
     blank = [not x.strip() for x in lines]
