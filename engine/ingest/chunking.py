@@ -337,8 +337,10 @@ class _Chunker:
             tokens=tokens,
             page=page,
             ordinal=len(self.chunks),
-            in_code=bool(content) and content[0].kind == "code" and content[0].char_start < start
-            and bool(FENCE.match(self.text, content[0].char_start)),  # fenced, not indented
+            in_code=bool(content) and content[0].kind == "code" and (
+                content[0].char_start < start and bool(FENCE.match(self.text, content[0].char_start))  # fenced
+                # reStructuredText: a literal block whose "::" lead-in is not in the chunk
+                or doc.format == "rst" and content[0].char_start <= start),
         ))
 
 

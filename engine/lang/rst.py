@@ -38,6 +38,10 @@ OBJECT_DIRECTIVES = frozenset({
     "decoratormethod", "property", "describe", "object", "option", "envvar", "macro", "member", "type", "var",
     "struct", "enum", "enumerator", "confval"})
 
+# directives whose argument titles their content (a custom admonition, a topic, a sidebar) or is
+# an informal heading (a rubric): read as a title, not a statement
+TITLED_DIRECTIVES = frozenset({"admonition", "topic", "sidebar", "rubric"})
+
 # directives whose argument is a build condition or a style, not text (their content is text);
 # "class" is not one: in Sphinx it is py:class (docutils' own is "rst-class" there)
 FRAME_DIRECTIVES = frozenset({"only", "ifconfig", "container", "rst-class", "tabs", "tab-set"})
@@ -70,13 +74,15 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
-def line_roles(lines: Sequence[str]) -> list[LineRole]:
+def line_roles(lines: Sequence[str], in_literal: bool = False) -> list[LineRole]:
     """Each line's role in a run of reStructuredText lines (a whole file or one chunk's text):
-    "title" (a section title or its adornment, an API entry's signature), "hidden" (explicit
-    markup no reader sees, a directive's options, a lone ``::``, a simple table's borders),
-    "code" (a literal block, a code directive's content), "row" (a line of a simple table, the
-    first line of a ``list-table`` row), "row+" (a ``list-table`` row's further lines), or ""
-    (text: read as paragraphs, list items, grid table rows, admonitions)."""
+    "title" (a section title or its adornment, an API entry's signature, a topic's title),
+    "hidden" (explicit markup no reader sees, a directive's options, a lone ``::``, a simple
+    table's borders), "code" (a literal block, a code directive's content), "row" (a line of a
+    simple table, the first line of a ``list-table`` row), "row+" (a ``list-table`` row's further
+    lines), or "" (text: read as paragraphs, list items, grid table rows, admonitions). ``in_literal``: the
+    lines start inside a literal block (a chunk cut from it: ``Chunk.in_code``), which runs on
+    while they are indented."""
     n = len(lines)
     roles: list[LineRole] = [""] * n
     blank = [not x.strip() for x in lines]
@@ -91,6 +97,10 @@ def line_roles(lines: Sequence[str]) -> list[LineRole]:
         return j
 
     i = 0
+    opening = next((k for k in range(n) if not blank[k]), n)  # a chunk's first line starts at its text
+    while in_literal and i < n and (blank[i] or ind[i] > 0 or i == opening):
+        roles[i] = "code"
+        i += 1
     while i < n:
         s = lines[i].strip()
         if blank[i]:
@@ -119,7 +129,7 @@ def line_roles(lines: Sequence[str]) -> list[LineRole]:
             j = i + 1  # the argument may run on; then the options
             while j < end and not blank[j] and not OPTION.match(lines[j].strip()):
                 j += 1
-            if name in OBJECT_DIRECTIVES and lines[i].strip()[DIRECTIVE.match(s).end():].strip():
+            if (name in OBJECT_DIRECTIVES or name in TITLED_DIRECTIVES) and s[DIRECTIVE.match(s).end():].strip():
                 roles[i:j] = ["title"] * (j - i)  # the signature (over several lines: several forms)
             while j < end and not blank[j] and OPTION.match(lines[j].strip()):
                 roles[j] = "hidden"

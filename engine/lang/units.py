@@ -30,7 +30,8 @@ UnitKind = Literal["sentence", "list_item", "table_row", "code"]
 # 5: nor is an image that links to its full size ([![alt](small.webp)](large.webp))
 # 6: reStructuredText's titles, markup and literal blocks known by their lines (engine.lang.rst); an
 #    indented admonition's text is the lines indented under its opening line, by any amount
-UNITS_VERSION = "6"
+# 7: an .rst chunk cut from a literal block starts in code (Chunk.in_code); a topic's title is no unit
+UNITS_VERSION = "7"
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,10 +143,10 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
         entry.extend([start, end, level])
 
     pos = 0
-    in_fence = chunk.in_code
     raws = text.splitlines(keepends=True)
     # reStructuredText: titles, literal blocks and markup are known by their lines
-    roles = line_roles([r.rstrip("\r\n") for r in raws]) if is_rst(chunk) else None
+    roles = line_roles([r.rstrip("\r\n") for r in raws], chunk.in_code) if is_rst(chunk) else None
+    in_fence = chunk.in_code and roles is None
     opened_at = 0  # the indentation of the open admonition's opening line
     for k, raw in enumerate(raws):
         line_start, line_end = pos, pos + len(raw.rstrip("\r\n"))

@@ -272,6 +272,10 @@ Methods
    .. method:: Pin.value([x])
 
       Get or set the pin's value.
+
+.. admonition:: Difference to CPython
+
+   Only the Unix port uses the same epoch.
 """
 
 
@@ -289,3 +293,19 @@ def test_an_api_entry_is_a_title_its_signature_under_the_section_holding_it(tmp_
     assert not any(".. " in u.text or "UART.deinit()" == u.text.strip() for u in units)  # signatures: no claims
     read = next(u for u in units if u.text.startswith("Read characters"))
     assert read.heading == "UART.read([nbytes])"
+    epoch = next(u for u in units if u.text.startswith("Only the Unix port"))
+    assert epoch.heading == "Difference to CPython"  # a custom admonition's title heads its text
+
+
+def test_a_literal_block_cut_over_chunks_is_code_in_every_piece(tmp_path: Path) -> None:
+    code = "\n".join(f"    uart.write(b'line {i:03d} of the long example')" for i in range(120))
+    text = f"Serial\n======\n\nA long example::\n\n{code}\n\nAfter the example, a sentence.\n"
+    _doc, chunks = chunks_of(tmp_path, "long.rst", text, max_tokens=120, section_overlap_tokens=0)
+    assert len(chunks) > 3
+    later = [c for c in chunks if "A long example" not in c.text and "uart.write" in c.text]
+    assert later and all(c.in_code for c in later)
+    for c in later:
+        units = split_units(c)
+        assert all(u.kind == "code" for u in units if "uart.write" in u.text), [u.kind for u in units]
+    last = split_units(chunks[-1])
+    assert any(u.kind == "sentence" and u.text == "After the example, a sentence." for u in last)
