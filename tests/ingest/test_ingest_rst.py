@@ -309,3 +309,21 @@ def test_a_literal_block_cut_over_chunks_is_code_in_every_piece(tmp_path: Path) 
         assert all(u.kind == "code" for u in units if "uart.write" in u.text), [u.kind for u in units]
     last = split_units(chunks[-1])
     assert any(u.kind == "sentence" and u.text == "After the example, a sentence." for u in last)
+
+
+def test_an_rst_manual_answers_with_cited_lines_and_its_warning_marked_first(
+        tmp_path: Path, write_library, open_library, fast_config) -> None:
+    root = write_library(tmp_path / "lib", {"pump.rst": MANUAL})
+    # the test embedder's scores are no evidence scores: abstention is not what is tested here
+    lib = open_library(root, config=fast_config.replace(**{"answer.abstain_threshold": -1.0}))
+    lib.build()
+    answer = lib.ask("What must I do before opening the cover of the pump?")
+    assert not answer.abstained and answer.claims
+    by_n = {c.n: c for c in answer.citations}
+    for claim in answer.claims:  # every claim is the file's own text, inside the passage it cites
+        cite = by_n[claim.citation]
+        assert cite.path == "pump.rst" and MANUAL[claim.char_start:claim.char_end] == claim.text
+        assert cite.start_line <= MANUAL.count("\n", 0, claim.char_start) + 1 <= cite.end_line
+    first = answer.claims[0]
+    assert first.safety and first.text == "Disconnect the mains before opening the cover."
+    assert not any(c.text.lstrip().startswith((".. ", ":alt:", "==")) for c in answer.claims)
