@@ -67,6 +67,32 @@ def test_a_radio_s_power_in_dbm_or_milliwatts_answers_a_power_question():
     assert not power.answered_by("The link budget is 10 dB higher.", values_in("The link budget is 10 dB higher."))
 
 
+@pytest.mark.parametrize("question, asks", [
+    ("how much does a raspberry pi pico w cost?", True),
+    ("Combien coûte un accéléromètre ADXL345 et où l'acheter ?", True),
+    ("Was kostet der Sensor?", True),
+    ("¿Cuánto cuesta la sonda?", True),
+    ("T1000-E 가격은 얼마인가요?", True),
+    ("树莓派 Pico 多少钱？", True),
+    ("Pico W はいくらで買えますか？", True),
+    ("Quel prix a-t-il reçu en 1921 ?", False),  # a prize
+    ("2007－08年全球粮食价格危机产生了怎样的影响？", False),  # a price crisis, no price asked
+    ("Pourquoi des costumes nationaux ?", False),
+    ("Does a faster print cost quality?", False),  # a cost, not a price
+    ("What does a replacement seal kit cost?", True),
+])
+def test_a_price_is_asked_by_what_it_costs(question, asks):
+    assert ("price" in names(question)) is asks
+
+
+def test_only_an_amount_of_money_answers_a_price():
+    price = next(t for t in ANSWER_TYPES if t.name == "price")
+    for text in ("It costs $25.", "Prix : 19,90 €", "售价 199 元", "3 millions d'euros", "当时只售0.37美元", "约9800日元"):
+        assert price.answered_by(text, values_in(text)), text
+    for text in ("at the cost of more power", "Supply 12 V, 2 A.", "See the price list of your dealer.", "version 2.5"):
+        assert not price.answered_by(text, values_in(text)), text
+
+
 def test_table_header_units_count_for_table_rows():
     from engine.answer.conflicts import header_units
 

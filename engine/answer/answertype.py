@@ -12,7 +12,8 @@ answer, as question-answering systems have done since question classification.
 The table below is deliberately about attributes that equipment manuals state (weight,
 noise, ingress protection, torque, voltage, temperature, pressure, power, current, speed, flow,
 battery capacity, dimensions, fuel tank, refrigerant, warranty, firmware, wireless pairing,
-spare-part stock), in the languages of the project's users. An
+spare-part stock) and the one that manuals seldom state but technicians ask (a price), in the
+languages of the project's users. An
 attribute only counts as *asked* when a cue names it; a question with no cue expects nothing
 (most questions), and the check then changes nothing. Cues are matched case-insensitively;
 Latin cues must start at a word boundary (``weigh`` matches "weighs", "weight").
@@ -83,6 +84,19 @@ _SPARES = _alt("spare", "in stock", "inventory", "de rechange", "en stock", "ers
                "auf lager", "lagerbestand", "vorrätig", "vorrat", "예비", "재고", "备件", "備件",
                "备用", "備用", "库存", "庫存")
 _TANK = _alt("fuel tank", "tank", "réservoir", "kraftstoff", "탱크", "연료", "油箱", "燃油箱")
+# a price is asked by the forms that ask what something costs ("how much does … cost", "combien
+# coûte", "was kostet"): not by "cost" alone ("does it cost print quality?"), nor by "prix" / "Preis"
+# alone (a prize too), nor by 价格 alone (价格危机: a price crisis)
+_PRICE_ASKS = _alt(r"how much (?:does|do|did|is|are|would|will|should)\b.{0,60}?\bcost", r"what (?:does|do|did|would|will)\b"
+                   r".{0,60}?\bcost", "price", "pricing", "how expensive", "how much money", r"combien (?:coût|vaut)",
+                   r"quel est le (?:prix|coût|tarif)", "tarif", r"(?:was|wie ?viel) kostet", "wie teuer",
+                   r"preis (?:für|von|des|der|eines|einer)", r"cu[aá]nto (?:cuesta|cuestan|vale|valen)", "precio",
+                   "prezzo", "quanto costa", "가격", "비용", "얼마에", "多少钱", "多少錢", "价格是多少", "價格是多少",
+                   "售价", "售價", "値段", "いくらで")
+_MONEY = re.compile(  # an amount of money: "$25", "19,90 €", "3 millions d'euros", "37美分", "1200萬美元"
+    r"[$€£¥₩]\s?\d|\d[\d.,]*\s?(?:(?:millions?|milliards?|billions?|thousand|mio\.?|mrd\.?)\s?(?:d['’]|de\s)?\s?)?"
+    r"(?:USD|EUR|GBP|CHF|JPY|CNY|€|\$|£|dollars?|euros?|yen|francs?|cents?|centimes?)(?!\w)"
+    r"|\d[\d.,]*\s?(?:万|萬|億|亿)?\s?(?:元|円|圓|美元|美分|日元|日圓|港元|港幣|欧元|歐元|원|엔|달러|유로)", re.I)
 
 ANSWER_TYPES: tuple[AnswerType, ...] = (
     AnswerType("weight", _alt("weigh", "mass of", "poids", "pèse", "peser", "gewicht", "wiegt",
@@ -159,6 +173,7 @@ ANSWER_TYPES: tuple[AnswerType, ...] = (
                words=_FIRMWARE),
     AnswerType("wireless pairing", _PAIRING, words=_PAIRED),
     AnswerType("spare-part stock", _SPARES, words=_SPARES),
+    AnswerType("price", _PRICE_ASKS, pattern=_MONEY),
 )
 
 
