@@ -87,8 +87,9 @@ _TANK = _alt("fuel tank", "tank", "réservoir", "kraftstoff", "탱크", "연료"
 # a price is asked by the forms that ask what something costs ("how much does … cost", "combien
 # coûte", "was kostet"): not by "cost" alone ("does it cost print quality?"), nor by "prix" / "Preis"
 # alone (a prize too), nor by 价格 alone (价格危机: a price crisis)
-_PRICE_ASKS = _alt(r"how much (?:does|do|did|is|are|would|will|should)\b.{0,60}?\bcost", r"what (?:does|do|did|would|will)\b"
-                   r".{0,60}?\bcost", "price", "pricing", "how expensive", "how much money", r"combien (?:coût|vaut)",
+_PRICE_ASKS = _alt(r"how much (?:does|do|did|is|are|would|will|should)\b.{0,60}?\bcost",
+                   r"what (?:does|do|did|would|will)\b.{0,60}?\bcost",
+                   "price", "pricing", "how expensive", "how much money", r"combien (?:coût|vaut)",
                    r"quel est le (?:prix|coût|tarif)", "tarif", r"(?:was|wie ?viel) kostet", "wie teuer",
                    r"preis (?:für|von|des|der|eines|einer)", r"cu[aá]nto (?:cuesta|cuestan|vale|valen)", "precio",
                    "prezzo", "quanto costa", "가격", "비용", "얼마에", "多少钱", "多少錢", "价格是多少", "價格是多少",
