@@ -4,7 +4,7 @@ imported, so the CLI can refuse an empty folder before anything is opened or cre
 from __future__ import annotations
 
 import os
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from engine.types import Format
 
@@ -13,10 +13,15 @@ FORMATS: dict[str, Format] = {".md": "markdown", ".markdown": "markdown", ".mdx"
                               ".rst": "rst", ".rest": "rst"}
 
 
+def format_of(path: str | PurePath) -> Format | None:
+    """The format a file is read as, by its name's suffix (None: not a manual's type)."""
+    return FORMATS.get(PurePath(path).suffix.lower())
+
+
 def holds_manuals(root: Path) -> bool:
     """Whether ``root`` (or a folder under it, hidden ones aside) holds a file of a supported type."""
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
         dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-        if any(not f.startswith(".") and Path(f).suffix.lower() in FORMATS for f in filenames):
+        if any(not f.startswith(".") and format_of(f) for f in filenames):
             return True
     return False

@@ -19,7 +19,7 @@ from typing import Iterator
 
 from engine.config import ChunkingConfig
 from engine.ingest.blocks import Parsed
-from engine.ingest.formats import FORMATS
+from engine.ingest.formats import FORMATS, format_of
 from engine.ingest.html import parse_html
 from engine.ingest.markdown import FrontMatterError, parse_markdown
 from engine.ingest.metadata import SIDECAR, Sidecar, build_meta, read_sidecar
@@ -115,7 +115,7 @@ def _file_bytes(root: Path, path: Path, config: ChunkingConfig) -> tuple[Format,
     """The file's format and bytes, or why it is skipped (name, link, kind, type, size)."""
     if _bad_name(path.relative_to(root).as_posix()):
         return "file name is not valid UTF-8: rename the file"
-    fmt = FORMATS.get(path.suffix.lower())
+    fmt = format_of(path)
     try:
         st = path.lstat()
     except OSError as e:

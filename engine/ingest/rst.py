@@ -36,10 +36,10 @@ import re
 
 from engine.ingest.blocks import BlockBuilder, Parsed
 from engine.lang.rst import (
-    ADORNMENT, CODE_DIRECTIVES, DIRECTIVE, EXPLICIT, FOOTNOTE, FRAME_DIRECTIVES, NO_TEXT, OBJECT_DIRECTIVES, OPTION,
-    SIMPLE_BORDER, TABLE_DIRECTIVES, directive_name, is_silent, title_text,
+    ADORNMENT, CODE_DIRECTIVES, DIRECTIVE, EXPLICIT, FOOTNOTE, FRAME_DIRECTIVES, NO_TEXT, OBJECT_DIRECTIVES,
+    SIMPLE_BORDER, TABLE_DIRECTIVES, directive_name, directive_parts, is_silent, title_text,
 )
-from engine.lang.text import line_starts
+from engine.lang.text import line_starts, strip_span
 from engine.types import BlockKind
 
 _BULLET = re.compile(r"^[-*+•‣⁃]\s+(?=\S)")
@@ -218,24 +218,17 @@ class _Reader:
         if not EXPLICIT.match(line):
             return 0
         end = max(self.deeper(i + 1, stop, base), i + 1)
-        m = DIRECTIVE.match(line)
         if FOOTNOTE.match(line):
             self.paragraph(i, end, base, group, depth)
             return end
-        name = directive_name(line)
-        if m is None or name is None or NO_TEXT.match(line):  # a comment, a target, a substitution
+        m = DIRECTIVE.match(line)
+        if m is None or NO_TEXT.match(line):  # a comment, a target, a substitution
             return end
-        has_argument = bool(line[m.end():].strip()) and name not in FRAME_DIRECTIVES
-        j = i + 1  # the argument runs on, then the options, then (after a blank line) the content
-        while j < end and not self.blank(j) and not OPTION.match(self.lines[j].strip()):
-            j += 1
-        argument_end = j
-        options = {}
-        while j < end and not self.blank(j) and OPTION.match(self.lines[j].strip()):
-            key, _, value = self.lines[j].strip()[1:].partition(":")
-            options[key.strip().lower()] = value.strip()
-            j += 1
-        content = self.first_text(j, end)
+        name = directive_name(line)
+        argument = line[m.end():].strip()
+        has_argument = bool(argument) and name not in FRAME_DIRECTIVES
+        argument_end, after, options = directive_parts(self.lines, i, end)
+        content = self.first_text(after, end)
         if is_silent(name):
             return end
         if name in CODE_DIRECTIVES:
@@ -244,7 +237,7 @@ class _Reader:
             return end
         if name in TABLE_DIRECTIVES:
             if content < end:
-                self.directive_table(name, content, end, options, line[m.end():].strip())
+                self.directive_table(name, content, end, options, argument)
             return end
         if name == "figure":  # the image is nothing to read; its caption and legend are
             if content < end:
@@ -254,8 +247,7 @@ class _Reader:
             # level below the section's (or the entry's it is inside), its content the entry's text
             level = min(6, self.title_level + 1 + self.entries)
             title = " / ".join(title_text(self.lines[k]) for k in range(i, argument_end))
-            start = self.starts[i] + len(self.text[self.starts[i]:self.line_end(i)]) \
-                - len(self.text[self.starts[i]:self.line_end(i)].lstrip())
+            start = strip_span(self.text, self.starts[i], self.line_end(i))[0]
             self.b.heading(level, title, start, self.line_end(argument_end - 1), i + 1, argument_end)
             self.entries += 1
             try:

@@ -64,6 +64,21 @@ def title_text(line: str) -> str:
     return s[m.end():].strip() if m else s
 
 
+def directive_parts(lines: Sequence[str], i: int, end: int) -> tuple[int, int, dict[str, str]]:
+    """The layout of the directive at line ``i``, its block ending before ``end``: the line after
+    its argument (which may run on), the line after its options (``:linenos:``), and the options
+    by lower-case name. Its content follows, after a blank line."""
+    j = i + 1
+    while j < end and lines[j].strip() and not OPTION.match(lines[j].strip()):
+        j += 1
+    argument_end, options = j, {}
+    while j < end and lines[j].strip() and OPTION.match(lines[j].strip()):
+        key, _, value = lines[j].strip()[1:].partition(":")
+        options[key.strip().lower()] = value.strip()
+        j += 1
+    return argument_end, j, options
+
+
 def is_silent(name: str) -> bool:
     """A directive whose output is no text for a reader (a table of contents, an image, an index)."""
     return name in SILENT_DIRECTIVES or name.startswith("auto")
@@ -126,14 +141,10 @@ def line_roles(lines: Sequence[str], in_literal: bool = False) -> list[LineRole]
                 roles[i:end] = ["hidden"] * (end - i)
                 i = end
                 continue
-            j = i + 1  # the argument may run on; then the options
-            while j < end and not blank[j] and not OPTION.match(lines[j].strip()):
-                j += 1
+            argument_end, j, _options = directive_parts(lines, i, end)
             if (name in OBJECT_DIRECTIVES or name in TITLED_DIRECTIVES) and s[DIRECTIVE.match(s).end():].strip():
-                roles[i:j] = ["title"] * (j - i)  # the signature (over several lines: several forms)
-            while j < end and not blank[j] and OPTION.match(lines[j].strip()):
-                roles[j] = "hidden"
-                j += 1
+                roles[i:argument_end] = ["title"] * (argument_end - i)  # a signature (on several lines: forms)
+            roles[argument_end:j] = ["hidden"] * (j - argument_end)  # the options
             if name in CODE_DIRECTIVES:
                 roles[i] = "hidden"
                 roles[j:end] = ["code"] * (end - j)

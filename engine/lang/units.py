@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 from typing import Literal
 
-from engine.ingest.formats import FORMATS
+from engine.ingest.formats import format_of
 from engine.lang.cues import is_safety_label
 from engine.lang.markup import module_lines, opens_with_tag, visible_lines
 from engine.lang.rst import ADORNMENT, line_roles, title_text
@@ -300,7 +299,7 @@ def _says_something(text: str) -> bool:
 
 def is_rst(chunk: Chunk) -> bool:
     """Whether the chunk is reStructuredText, whose lines say what they are (engine.lang.rst)."""
-    return FORMATS.get(PurePosixPath(chunk.path).suffix.lower()) == "rst"
+    return format_of(chunk.path) == "rst"
 
 
 def _literal_after(text: str, pos: int) -> tuple[int, int] | None:

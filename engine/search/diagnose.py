@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.config import FilterConfig
-from engine.ingest.formats import FORMATS
+from engine.ingest.formats import format_of
 from engine.types import Chunk, Trace
 
 if TYPE_CHECKING:
@@ -90,18 +90,25 @@ class Diagnosis:
         return self.stage is None
 
 
-def rst_section(text: str, line: int) -> tuple[int, int] | None:
-    """(first, last) line of the reStructuredText section whose title (its text or adornment
-    lines) is at ``line`` (1-based), with the titles and levels of the reader."""
+def rst_titles(text: str) -> tuple[list[tuple[int, int, int]], int]:
+    """The reStructuredText titles of ``text`` as the reader finds them, ``(first line, last
+    line, level)`` each (a title's lines: its text and adornment), and the number of lines."""
     from engine.ingest.rst import parse_rst
 
-    heads = [b for b in parse_rst(text).blocks if b.kind == "heading"]
-    at = next((h for h in heads if h.start_line <= line <= h.end_line), None)
+    heads = [(b.start_line, b.end_line, b.level) for b in parse_rst(text).blocks if b.kind == "heading"]
+    return heads, text.count("\n") + 1
+
+
+def rst_section(titles: tuple[list[tuple[int, int, int]], int], line: int) -> tuple[int, int] | None:
+    """(first, last) line of the section whose title (its text or adornment lines) is at
+    ``line`` (1-based), from ``rst_titles``: it runs to the next title of the same or a higher
+    level."""
+    heads, n_lines = titles
+    at = next((h for h in heads if h[0] <= line <= h[1]), None)
     if at is None:
         return None
-    end = next((h.start_line - 1 for h in heads if h.start_line > at.end_line and h.level <= at.level),
-               text.count("\n") + 1)
-    return at.start_line, end
+    end = next((h[0] - 1 for h in heads if h[0] > at[1] and h[2] <= at[2]), n_lines)
+    return at[0], end
 
 
 def markdown_section(lines: Sequence[str], line: int) -> tuple[int, int] | None:
@@ -137,6 +144,7 @@ class GoldResolver:
     def __init__(self, library: Library):
         self.library = library
         self._lines: dict[str, list[str] | None] = {}
+        self._rst: dict[str, tuple[list[tuple[int, int, int]], int]] = {}  # path -> rst_titles, read once
 
     def _file_lines(self, path: str) -> list[str] | None:
         if path not in self._lines:
@@ -159,8 +167,10 @@ class GoldResolver:
         lines = self._file_lines(target.path)
         if lines is None:
             return None
-        if FORMATS.get(Path(target.path).suffix.lower()) == "rst":
-            return rst_section("\n".join(lines), target.line)
+        if format_of(target.path) == "rst":
+            if target.path not in self._rst:
+                self._rst[target.path] = rst_titles("\n".join(lines))
+            return rst_section(self._rst[target.path], target.line)
         return markdown_section(lines, target.line)
 
     def hits(self, target: Target) -> list[Chunk]:

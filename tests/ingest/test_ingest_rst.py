@@ -229,16 +229,17 @@ def test_any_rst_like_text_gives_blocks_within_the_text(lines: list[str]) -> Non
 
 
 def test_a_gold_section_runs_to_the_next_title_of_its_level_or_higher() -> None:
-    from engine.search.diagnose import rst_section
+    from engine.search.diagnose import rst_section, rst_titles
 
+    titles = rst_titles(MANUAL)
     lines = MANUAL.split("\n")
     at = {text: n for n, text in enumerate(lines, 1)}
     last = MANUAL.count("\n") + 1
-    assert rst_section(MANUAL, at["Safety"]) == (at["Safety"], at["Installation"] - 1)
-    assert rst_section(MANUAL, at["Installation"]) == (at["Installation"], last)  # holds its sub-section
-    assert rst_section(MANUAL, at["Configuration"]) == (at["Configuration"], last)
-    assert rst_section(MANUAL, at["Pump PX-200 manual"]) == (at["Pump PX-200 manual"] - 1, last)  # overlined
-    assert rst_section(MANUAL, at["#. Fill the pump with water."]) is None
+    assert rst_section(titles, at["Safety"]) == (at["Safety"], at["Installation"] - 1)
+    assert rst_section(titles, at["Installation"]) == (at["Installation"], last)  # holds its sub-section
+    assert rst_section(titles, at["Configuration"]) == (at["Configuration"], last)
+    assert rst_section(titles, at["Pump PX-200 manual"]) == (at["Pump PX-200 manual"] - 1, last)  # overlined
+    assert rst_section(titles, at["#. Fill the pump with water."]) is None
 
 
 def test_lists_nested_past_what_the_reader_follows_are_plain_text_with_a_warning() -> None:
