@@ -127,6 +127,25 @@ def test_features_are_finite_and_named(open_library, write_library, tmp_path):
         "name_unknown"] == 1.0
 
 
+def test_the_gaps_measure_the_best_passage_and_unit_against_the_crowd_of_the_vector_list():
+    from engine.answer.answerability import CROWD_FROM
+    from engine.answer.scoring import Assessment
+    from engine.types import Ranked, SearchResult, Stage, Trace
+
+    def result(scores):
+        vec = Stage("vector", tuple(Ranked(f"c{i}", i + 1, s) for i, s in enumerate(scores)), 50, 0.0)
+        return SearchResult("q", (), Trace("q", len(scores), len(scores), (vec,)))
+
+    a = Assessment("q", (), 0.0, 0.95, (), None)
+    scores = [0.93, 0.90] + [0.88] * (CROWD_FROM - 3) + [0.80, 0.70]  # the crowd: ranks 10 and 11
+    f = features("q", result(scores), a, None)
+    assert f["passage_gap"] == pytest.approx(0.93 - 0.75) and f["unit_gap"] == pytest.approx(0.95 - 0.75)
+    # a library with fewer passages than the crowd starts: the mean of the whole list
+    f = features("q", result([0.9, 0.8]), a, None)
+    assert f["passage_gap"] == pytest.approx(0.05) and f["unit_gap"] == pytest.approx(0.1)
+    assert features("q", result([]), a, None)["unit_gap"] == 0.0
+
+
 def test_lexical_features_count_for_a_same_language_question_only(open_library, write_library, tmp_path):
     from engine.answer import assess, evidence_features
     from engine.answer.answerability import LEXICAL_FEATURES

@@ -3,7 +3,9 @@
 One calibrated number per question, from features that hold for any corpus:
 
 - how close the evidence is in the embedding view (best unit and best passage cosine, the
-  passage's margin over the runner-up),
+  passage's margin over the runner-up, and how far the best unit and passage stand above the
+  crowd of the vector branch's list: its mean cosine past rank ``CROWD_FROM``; cosines run higher
+  or lower with the library's style and the question's length, the crowd with them),
 - how much of the question's content the evidence holds in the lexical view (share of the
   question's terms in the best passage and in the best unit),
 - whether the two branches agree (the vector branch's first passage in the lexical list), and
@@ -27,7 +29,7 @@ One calibrated number per question, from features that hold for any corpus:
 A logistic regression over those (standardised) features gives the probability; its weights,
 the feature names and the abstention threshold are a fact about the models they were fitted
 with, stored in ``models/answerability/answerability.json`` by ``models/answerability/fit.py``
-(training questions only: the klipper-manuals and Wikipedia train splits, each also asked with
+(training questions only: the train splits of the manual sets and of Wikipedia QA, each also asked with
 its gold passages removed, which makes realistic "not in these documents" cases). Two variants
 are fitted, with and without the cross-encoder's features, so a machine without the reranker
 still abstains by a learned rule; the cross-encoder's is used when the rerank stage ran (its
@@ -53,13 +55,14 @@ __all__ = ["AnswerabilityModel", "BASE_FEATURES", "CE_FEATURES", "CE_PASSAGES", 
 BASE_FEATURES = (
     "unit_cos", "passage_cos", "passage_margin", "lex_cover_top", "lex_cover_best", "unit_overlap",
     "branch_agree", "lexical_found", "lexical_sight", "cross_lingual", "missing_code", "type_asked",
-    "type_missing", "question_terms", "name_unknown",
+    "type_missing", "question_terms", "name_unknown", "unit_gap", "passage_gap",
 )
 CE_FEATURES = ("ce_top", "ce_first", "ce_margin")  # counted for same-language pairs only (below)
 # the lexical view of the evidence, counted for a same-language question only (below); the lexical
 # covers count the question's words that way too, and its codes and numbers in any language
 LEXICAL_FEATURES = ("unit_overlap", "branch_agree")
 CE_PASSAGES = 3  # context passages the cross-encoder scores for answerability
+CROWD_FROM = 10  # the vector branch's ranks from here on are the crowd the best passages stand out of
 
 
 def features(question: str, result: SearchResult, assessment, ce_scores: Sequence[float] | None,
@@ -74,6 +77,8 @@ def features(question: str, result: SearchResult, assessment, ce_scores: Sequenc
     cross = _cross_lingual(question, hits[0] if hits else None)
     covers = [_cover(q_terms, c, 1.0 - cross) for c in hits] or [0.0]
     clean = [s for s in assessment.units if not s.flagged]
+    crowd = vec_scores[CROWD_FROM - 1:] or vec_scores
+    crowd_cos = float(np.mean(crowd)) if crowd else 0.0
     f = {
         "unit_cos": assessment.best_cosine,
         "passage_cos": vec_scores[0] if vec_scores else 0.0,
@@ -89,6 +94,8 @@ def features(question: str, result: SearchResult, assessment, ce_scores: Sequenc
         "type_missing": 1.0 if assessment.type_missing else 0.0,
         "question_terms": math.log1p(len(q_terms)),
         "name_unknown": 1.0 if trace is not None and trace.unknown_names else 0.0,
+        "unit_gap": assessment.best_cosine - crowd_cos if vec_scores else 0.0,
+        "passage_gap": vec_scores[0] - crowd_cos if vec_scores else 0.0,
     }
     f["cross_lingual"] = cross
     for name in LEXICAL_FEATURES:  # shared words are no evidence between two languages (nor their absence)
