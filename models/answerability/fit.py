@@ -310,7 +310,7 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("rows", type=Path)
     c.add_argument("--l2", type=float, default=5.0)
     c.add_argument("--shares", type=float, nargs="+", default=[0.5, 0.9, 1.0])
-    c.add_argument("--max-abstains", type=float, nargs="+", default=[0.05, 0.08])
+    c.add_argument("--max-abstains", type=float, nargs="+", default=[0.05, 0.08, 0.10])
     c.set_defaults(func=cv)
     r = sub.add_parser("report")
     r.add_argument("rows", type=Path)
