@@ -309,15 +309,43 @@ def _lines(runs: list[tuple[str, float, float, float]]) -> list[dict]:
                       "x": [round(v, 1) for v in starts], "e": [round(v, 1) for v in ends]})
         cur.clear()
 
+    broken = False  # a line break since the last text: a line ends there unless the next run goes on it
+    spaces: list[tuple[str, float, float, float]] = []  # blank runs after a break, kept if the line goes on
     for r in runs:
         parts = r[0].split("\n")
         for j, part in enumerate(parts):
             if j > 0:
-                close()
-            if part:
-                cur.append((part, r[1], r[2], r[3]))
+                if parts[j - 1]:  # a break inside a run's own text: its next part has no position
+                    close()
+                broken = True
+            if not part:
+                continue
+            if broken and not part.strip():
+                spaces.append((part, r[1], r[2], r[3]))
+                continue
+            if broken:
+                if not _goes_on(cur, r):
+                    close()
+                    spaces.clear()
+                cur.extend(spaces)
+                spaces.clear()
+                broken = False
+            cur.append((part, r[1], r[2], r[3]))
     close()
     return reading_order([ln for ln in lines if ln["t"]])
+
+
+def _goes_on(cur: list[tuple[str, float, float, float]], run: tuple[str, float, float, float]) -> bool:
+    """Whether ``run`` continues the open line across a break pypdf reported: it sits on the line's
+    baseline (within half the font size) to the right of its last run. pypdf reports a break at
+    every text-positioning operator that moves to a "next line" (``TD``, ``T*``), and a page set
+    by a design program places each fragment of a line that way ("P" + "rint surface", "N" +
+    "ozzle"); the fragments carry their own spaces."""
+    sized = [r for r in cur if r[0].strip()]
+    if not sized or not run[0].strip():
+        return False
+    last = sized[-1]
+    return abs(run[2] - last[2]) <= 0.5 * max(run[3], last[3], 1.0) and run[1] > last[1]
 
 
 # A glyph's advance is not reported by the visitor: half the font size per character is the

@@ -107,6 +107,25 @@ def test_reading_order_keeps_tables_and_full_width_lines() -> None:
                    "Second region left line of the text", "second region right line of text"]
 
 
+def test_a_line_set_in_fragments_reads_as_one_line(lib: Path) -> None:
+    # a design program places each fragment of a line with its own next-line operator (TD), and
+    # pypdf reports a line break before each; the fragments carry their own spaces
+    def fragments(pieces: list[str], x: float, y: float) -> list[str]:
+        out = []
+        for piece in pieces:
+            out.append(f"BT 11 0 0 11 0 0 Tm /F1 1 Tf {x / 11:.3f} {y / 11:.3f} TD ({piece}) Tj ET")
+            x += 5.6 * len(piece)
+        return out
+
+    content = [*fragments(["Replac", "ing the ", "F", "ilament: preheat the ", "N", "ozzle first."], 72, 700),
+               *fragments(["Then feed ", "it."], 72, 686),  # the next line
+               *fragments(["Tip"], 40, 686)]  # on the same baseline but to the left: a line of its own
+    path = lib / "guide.pdf"
+    path.write_bytes(raw_pdf("\n".join(content).encode()))
+    doc, _blocks = read_document(lib, path, ChunkingConfig())
+    assert doc.text.splitlines() == ["Replacing the Filament: preheat the Nozzle first.", "Then feed it.", "Tip"]
+
+
 def test_pdf_timeout_and_memory_limit_become_failures(lib: Path) -> None:
     path = lib / "ok.pdf"
     path.write_bytes(raw_pdf(b"BT /F1 12 Tf 72 700 Td (Hello) Tj ET"))
