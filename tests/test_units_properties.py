@@ -70,6 +70,26 @@ def test_a_wrapped_list_item_is_one_unit_with_its_continuation_lines():
         ("list_item", "Open the valve"), ("sentence", "The pump starts."), ("list_item", "Close it\n   slowly.")]
 
 
+def test_a_pdf_list_item_wrapped_over_printed_lines_is_one_unit():
+    # text without blank lines, one line per printed line (PDF): a line in lower case under an item
+    # whose sentence has not ended goes on with it; a capital, or an ended sentence, does not
+    body = ("This happens for the following reasons:\n1. Thermistor port of nozzle is not plugged into the\n"
+            "motherboard, or poor contact;\n2. The thermistor is broken.\nthe spare is in the box.\n"
+            "3. Replace the\nSpare thermistor.")
+    assert _units_of(body, "guide.pdf") == [
+        ("sentence", "This happens for the following reasons:"),
+        ("list_item", "Thermistor port of nozzle is not plugged into the\nmotherboard, or poor contact;"),
+        ("list_item", "The thermistor is broken."), ("sentence", "the spare is in the box."),
+        ("list_item", "Replace the"), ("sentence", "Spare thermistor.")]
+    # a prose line of its own ends the item: a later line in lower case does not reach back to it
+    assert _units_of("- Open the valve\nThe pump starts when\nthe valve is open.", "guide.pdf") == [
+        ("list_item", "Open the valve"), ("sentence", "The pump starts when\nthe valve is open.")]
+    # markers as PDF text and Chinese lists set them: a no-break space, a point before a capital, 、
+    assert _units_of("1.\u00a0Prepare the bed.\n2.Preheat the nozzle.\n3、设置温度\n1.5 mm is the gap.") == [
+        ("list_item", "Prepare the bed."), ("list_item", "Preheat the nozzle."), ("list_item", "设置温度"),
+        ("sentence", "1.5 mm is the gap.")]
+
+
 def test_code_lines_are_entries_an_option_with_its_description():
     block = ("Add the section:\n\n```\n[stepper_x]\nstep_pin: PF13\n#   Step GPIO pin.\n#homing_speed: 5.0\n"
              "#   Maximum velocity (in mm/s) when homing.\n#   The default is 5mm/s.\n\n[gcode_macro HOME]\n"

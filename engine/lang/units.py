@@ -30,7 +30,9 @@ UnitKind = Literal["sentence", "list_item", "table_row", "code"]
 # 6: reStructuredText's titles, markup and literal blocks known by their lines (engine.lang.rst); an
 #    indented admonition's text is the lines indented under its opening line, by any amount
 # 7: an .rst chunk cut from a literal block starts in code (Chunk.in_code); a topic's title is no unit
-UNITS_VERSION = "7"
+# 8: list markers with a no-break space, "1.Word" and "1、"; an item wrapped over unindented lines of a
+#    text without blank lines goes on where its sentence has not ended and the next line starts in lower case
+UNITS_VERSION = "8"
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +52,12 @@ class Unit:
 
 # --- splitting -------------------------------------------------------------------
 
-_LIST_MARK = re.compile(r"[ \t]*(?:[-*+•·]|\d{1,3}[.)]|[a-zA-Z#][.)])[ \t]+")
+# a list marker: a bullet, a number or a letter with its point and a space (a no-break space too, as
+# PDF and HTML text has it), a number's point right before a capital ("1.Preheat", as PDF text runs
+# them together), or a number with the ideographic comma ("1、", as Chinese and Japanese lists number)
+_LIST_MARK = re.compile(r"[ \t]*(?:(?:[-*+•·]|\d{1,3}[.)]|[a-zA-Z#][.)])[ \t\u00a0]+|\d{1,3}[.)](?=[A-Z])"
+                        r"|\d{1,3}、[ \t\u00a0]*)")
+_SENTENCE_ENDS = ".!?:;。！？：；"
 _TABLE_ROW = re.compile(r"[ \t]*\|.*\|[ \t]*$")
 _TABLE_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*$")
 _HEADING = re.compile(r"[ \t]*#{1,6}[ \t]")
@@ -78,7 +85,8 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
     Lines are read one by one: a table row (not the ``|---|`` rule) or a list item
     is one unit (its list marker left out of the span; a wrapped item's continuation lines, up to
     a blank line, are part of it: indented ones always, unindented ones where blank lines part the
-    blocks, as in Markdown); other lines are gathered
+    blocks, as in Markdown, and in a text without them, where a line is a printed line (PDF), a line
+    in lower case under an item whose sentence has not ended); other lines are gathered
     into paragraphs (a blank line, a heading, a list item or a row ends one) and a
     paragraph is cut into sentences (markup a reader never sees left out: the lines of HTML or JSX
     tags of a paragraph that opens with a tag, MDX's import lines; engine.lang.markup). Code
@@ -223,11 +231,16 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
                 out.append(("list_item", s, e, heading, kind_at(s)))
                 item = len(out) - 1
             continue
-        # the item goes on (wrapped): an indented line, or any prose line where blank lines part blocks
-        if item is not None and (blank_layout or line[:1] in " \t") and not kind_changed(line_start):
+        # the item goes on (wrapped): an indented line, any prose line where blank lines part blocks, or
+        # (in a text without blank lines, PDF text: one line per printed line) a line that starts in lower
+        # case under an item whose sentence has not ended
+        if item is not None and not kind_changed(line_start) and (
+                blank_layout or line[:1] in " \t"
+                or (text[out[item][2] - 1] not in _SENTENCE_ENDS and line.lstrip()[:1].islower())):
             k, s, _e, head, adm = out[item]
             out[item] = (k, s, strip_span(text, line_start, line_end)[1], head, adm)
             continue
+        item = None  # a prose line of its own: the item above has ended
         q = _QUOTE_MARK.match(line)
         start = line_start + (q.end() if q else 0)
         para.append((start, line_end))
