@@ -82,14 +82,9 @@ def test_battery_replacement_brings_the_sealing_condition(lib):
 
 
 VERSION_QUESTIONS = [q for q in load_questions(SAMPLES / "questions.tsv") if q.family == "version"]
-# question -> why; strict xfail, so a fix shows up as a failure to update this.
-_FALSE_ABSTENTION = ("the learned answerability (engine.answer.answerability, fitted on train questions) "
-                     "abstains: probability below its threshold for this cross-lingual/paraphrased "
-                     "question with low branch agreement")
-KNOWN_MISSES: dict[str, str] = {
-    "How long can the moisture absorber in the KX-7 stay in service before it must be renewed?":
-        _FALSE_ABSTENTION,
-}
+# question -> why; strict xfail, so a fix shows up as a failure to update this (none known now: the
+# answerability model with the crowd gaps answers the moisture-absorber question it abstained on)
+KNOWN_MISSES: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("question", [
