@@ -90,6 +90,18 @@ def test_a_pdf_list_item_wrapped_over_printed_lines_is_one_unit():
         ("sentence", "1.5 mm is the gap.")]
 
 
+def test_a_heading_line_of_a_pdf_html_or_text_chunk_is_no_claim():
+    # PDF, HTML and plain text mark no heading up: the line that is one of the chunk's headings
+    # heads the statements below it, it is not glued to the first of them
+    body = "2 Safety\nAttention: switch off the unit first.\nWear gloves.\n2.1 Tools\nUse a torque wrench."
+    chunk = Chunk(id="c", doc_id="d", version="1", path="guide.pdf", start_line=1, end_line=5,
+                  heading_path=("CV-60 Guide", "2 Safety", "2.1 Tools"), char_start=0, char_end=len(body),
+                  kind="prose", section_id="s", language="en", text=body)
+    assert [(u.kind, u.text, u.heading) for u in split_units(chunk)] == [
+        ("sentence", "Attention: switch off the unit first.", "2 Safety"), ("sentence", "Wear gloves.", "2 Safety"),
+        ("sentence", "Use a torque wrench.", "2.1 Tools")]
+
+
 def test_code_lines_are_entries_an_option_with_its_description():
     block = ("Add the section:\n\n```\n[stepper_x]\nstep_pin: PF13\n#   Step GPIO pin.\n#homing_speed: 5.0\n"
              "#   Maximum velocity (in mm/s) when homing.\n#   The default is 5mm/s.\n\n[gcode_macro HOME]\n"

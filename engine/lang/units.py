@@ -32,7 +32,8 @@ UnitKind = Literal["sentence", "list_item", "table_row", "code"]
 # 7: an .rst chunk cut from a literal block starts in code (Chunk.in_code); a topic's title is no unit
 # 8: list markers with a no-break space, "1.Word" and "1、"; an item wrapped over unindented lines of a
 #    text without blank lines goes on where its sentence has not ended and the next line starts in lower case
-UNITS_VERSION = "8"
+# 9: a line that is one of the chunk's headings (PDF, HTML, plain text: not marked up) is no claim
+UNITS_VERSION = "9"
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,8 +95,9 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
     below it indented further, or commented further (a config file's option and its "#   what it
     does", a description's lines together), up to a blank line (the chunk's token budget bounds
     it). A chunk that starts inside a fenced block (``Chunk.in_code``) starts in code. Headings are
-    not claims. An admonition's opening line is not a claim either; the units it governs carry its
-    kind (``admonition``). So does a safety label, a line that is only a signal word ("⚠ WARNING",
+    not claims: a Markdown heading, or a line that is one of the chunk's headings (``heading_path``:
+    PDF, HTML and plain text mark none up). An admonition's opening line is not a claim either; the
+    units it governs carry its kind (``admonition``). So does a safety label, a line that is only a signal word ("⚠ WARNING",
     engine.lang.cues): the paragraph, list or rows below it, up to the next blank line, are a
     "warning" block (in a text without blank lines, where each line is a paragraph, as HTML and PDF
     text is: the next line). In reStructuredText (``.rst``) the lines say what they are
@@ -112,6 +114,9 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
     labelled: list[tuple[int, int]] = []  # lines a label governs, in a text without blank lines
     pending = False  # a label was read there; the next line is its statement
     item: int | None = None  # the list item the next prose line continues (a wrapped item), if any
+    # the chunk's headings as their lines read: in a text whose headings are not marked up (PDF, HTML,
+    # plain text) a line that is one of them is that heading, not a statement
+    titles = {" ".join(h.split()) for h in chunk.heading_path}
 
     def kind_at(start: int) -> str:
         return "warning" if any(a <= start < b for a, b in labelled) else kind
@@ -215,6 +220,10 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
             flush()
             if line.strip():
                 heading = line.strip().lstrip("#").strip()
+            continue
+        if roles is None and " ".join(line.split()) in titles:  # a heading line of PDF, HTML or text
+            flush()
+            heading = line.strip()
             continue
         if _TABLE_ROW.match(line):
             flush()
