@@ -97,12 +97,13 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
     it). A chunk that starts inside a fenced block (``Chunk.in_code``) starts in code. Headings are
     not claims: a Markdown heading, or a line that is one of the chunk's headings (``heading_path``:
     PDF, HTML and plain text mark none up). An admonition's opening line is not a claim either; the
-    units it governs carry its kind (``admonition``). So does a safety label, a line that is only a signal word ("⚠ WARNING",
-    engine.lang.cues): the paragraph, list or rows below it, up to the next blank line, are a
-    "warning" block (in a text without blank lines, where each line is a paragraph, as HTML and PDF
-    text is: the next line). In reStructuredText (``.rst``) the lines say what they are
-    (engine.lang.rst.line_roles): titles and markup no reader sees are no claims, a literal block's
-    lines are code entries, a simple table's lines and a list-table's rows are table rows.
+    units it governs carry its kind (``admonition``). So does a safety label, a line that is only a
+    signal word ("⚠ WARNING", engine.lang.cues): the paragraph, list or rows below it, up to the next
+    blank line, are a "warning" block (in a text without blank lines, where each line is a
+    paragraph, as HTML and PDF text is: the next line). In reStructuredText (``.rst``) the lines say
+    what they are (engine.lang.rst.line_roles): titles and markup no reader sees are no claims, a
+    literal block's lines are code entries, a simple table's lines and a list-table's rows are
+    table rows.
     """
     text = chunk.text
     out: list[tuple[UnitKind, int, int, str, str]] = []
