@@ -100,6 +100,13 @@ def test_a_heading_line_of_a_pdf_html_or_text_chunk_is_no_claim():
     assert [(u.kind, u.text, u.heading) for u in split_units(chunk)] == [
         ("sentence", "Attention: switch off the unit first.", "2 Safety"), ("sentence", "Wear gloves.", "2 Safety"),
         ("sentence", "Use a torque wrench.", "2.1 Tools")]
+    # a title wrapped in print over two lines: both lines are the heading
+    body = "3 Communication between\nmotherboard and PC\nInstall the driver first."
+    chunk = Chunk(id="c", doc_id="d", version="1", path="guide.pdf", start_line=1, end_line=3,
+                  heading_path=("3 Communication between motherboard and PC",), char_start=0, char_end=len(body),
+                  kind="prose", section_id="s", language="en", text=body)
+    assert [(u.kind, u.text, u.heading) for u in split_units(chunk)] == [
+        ("sentence", "Install the driver first.", "3 Communication between motherboard and PC")]
 
 
 def test_code_lines_are_entries_an_option_with_its_description():

@@ -52,6 +52,15 @@ class BlockBuilder:
         if not self.first_heading and title:
             self.first_heading = title
 
+    def continue_heading(self, more: str, end: int, end_line: int) -> None:
+        """The last block, a heading, goes on over another line (a title wrapped in print)."""
+        last = self.blocks[-1]
+        self.blocks[-1] = dataclasses.replace(last, char_end=end, end_line=end_line)
+        level, title = self._headings[-1]
+        self._headings[-1] = (level, " ".join(f"{title} {more}".split()))
+        if self.first_heading == title:
+            self.first_heading = self._headings[-1][1]
+
     def add(self, kind: BlockKind, start: int, end: int, start_line: int, end_line: int, *, level: int = 0,
             page: int | None = None, context: str = "", group: int = -1) -> None:
         if end <= start:

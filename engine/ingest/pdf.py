@@ -98,7 +98,7 @@ def build_blocks(data: dict) -> Parsed | PdfFailure:
     body = sizes.most_common(1)[0][0]
     head_sizes = sorted({round(ln["s"], 1) for lines in pages for ln in lines
                          if _is_heading_line(ln, body)}, reverse=True)
-    writer = _PageWriter(body, {s: min(6, i + 1) for i, s in enumerate(head_sizes)})
+    writer = _PageWriter(body, heading_levels(head_sizes))
     for pno, (lines, furniture) in enumerate(zip(pages, page_furniture(pages)), start=1):
         writer.page(pno, [ln for k, ln in enumerate(lines) if k not in furniture])
     text = "".join(writer.parts)
@@ -107,6 +107,22 @@ def build_blocks(data: dict) -> Parsed | PdfFailure:
     meta = {"title": data["info"]["title"]} if data.get("info", {}).get("title") else {}
     return Parsed(text=text, blocks=writer.b.blocks, meta=meta, first_heading=writer.b.first_heading,
                   page_starts=tuple(writer.page_starts))
+
+
+SAME_LEVEL = 0.95  # heading sizes within 5 % of a level's largest are that level (21.96 and 21.48 pt)
+
+
+def heading_levels(sizes: list[float]) -> dict[float, int]:
+    """Heading font sizes (largest first) -> levels 1..6: a size below ``SAME_LEVEL`` of the
+    largest size of the level above starts the next level, so the few tenths of a point a
+    document's headings of one rank differ by do not nest one under the other."""
+    out: dict[float, int] = {}
+    level, top = 0, 0.0
+    for size in sizes:
+        if not level or size < top * SAME_LEVEL:
+            level, top = level + 1, size
+        out[size] = min(6, level)
+    return out
 
 
 class _PageWriter:
@@ -143,6 +159,15 @@ class _PageWriter:
                 b.add("paragraph", para[0][0], para[-1][1], para[0][2], para[-1][2], page=pno)
                 para.clear()
 
+        def wrapped(k: int) -> bool:
+            """Line ``k`` goes on with a heading on the line right above it: the same size, the next
+            line down (a line's height apart at most, as a title wrapped in print is)."""
+            if k == 0 or k - 1 in rows or not _is_heading_line(lines[k - 1], self.body):
+                return False
+            above, ln = lines[k - 1], lines[k]
+            return (round(above["s"], 1) == round(ln["s"], 1) and b.blocks and b.blocks[-1].kind == "heading"
+                    and 0 < above["y"] - ln["y"] <= 1.5 * ln["s"])
+
         for k, ln in enumerate(lines):
             body_text = " | ".join(ln["c"]) if k in rows else ln["t"].strip()
             if k > 0:
@@ -164,7 +189,11 @@ class _PageWriter:
                           group=table_group)
             elif _is_heading_line(ln, self.body):
                 flush()
-                b.heading(self.level_of[round(ln["s"], 1)], body_text, start, self.size, line_no, line_no, page=pno)
+                if wrapped(k):  # the title goes on over this line
+                    b.continue_heading(body_text, self.size, line_no)
+                else:
+                    b.heading(self.level_of[round(ln["s"], 1)], body_text, start, self.size, line_no, line_no,
+                              page=pno)
             else:
                 if prev_y is not None and gap and abs(prev_y - ln["y"]) > 1.6 * gap:
                     flush()

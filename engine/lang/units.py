@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Literal
 
 from engine.ingest.formats import format_of
@@ -115,9 +116,6 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
     labelled: list[tuple[int, int]] = []  # lines a label governs, in a text without blank lines
     pending = False  # a label was read there; the next line is its statement
     item: int | None = None  # the list item the next prose line continues (a wrapped item), if any
-    # the chunk's headings as their lines read: in a text whose headings are not marked up (PDF, HTML,
-    # plain text) a line that is one of them is that heading, not a statement
-    titles = {" ".join(h.split()) for h in chunk.heading_path}
 
     def kind_at(start: int) -> str:
         return "warning" if any(a <= start < b for a, b in labelled) else kind
@@ -160,6 +158,9 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
     # reStructuredText: titles, literal blocks and markup are known by their lines
     roles = line_roles([r.rstrip("\r\n") for r in raws], chunk.in_code) if is_rst(chunk) else None
     in_fence = chunk.in_code and roles is None
+    # in a text whose headings are not marked up (PDF, HTML, plain text), the lines that read as one of
+    # the chunk's headings are that heading, not statements
+    titled = _heading_lines(raws, chunk.heading_path) if roles is None else {}
     opened_at = 0  # the indentation of the open admonition's opening line
     for k, raw in enumerate(raws):
         line_start, line_end = pos, pos + len(raw.rstrip("\r\n"))
@@ -222,9 +223,9 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
             if line.strip():
                 heading = line.strip().lstrip("#").strip()
             continue
-        if roles is None and " ".join(line.split()) in titles:  # a heading line of PDF, HTML or text
+        if k in titled:
             flush()
-            heading = line.strip()
+            heading = titled[k]
             continue
         if _TABLE_ROW.match(line):
             flush()
@@ -257,6 +258,25 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
     flush()
     close_entry()
     return _units(chunk, out)
+
+
+def _heading_lines(raws: Sequence[str], heading_path: Sequence[str], most: int = 3) -> dict[int, str]:
+    """Line index -> heading, for the lines that read as one of ``heading_path``: a line by itself,
+    or a title wrapped in print over up to ``most`` consecutive lines ("Communication between
+    motherboard" / "and PC")."""
+    titles = {" ".join(h.split()) for h in heading_path}
+    out: dict[int, str] = {}
+    for k in range(len(raws)):
+        got = " ".join(raws[k].split())
+        for j in range(k, min(len(raws), k + most)):
+            if j > k:
+                got = f"{got} {' '.join(raws[j].split())}"
+            if not got or not any(t == got or t.startswith(got + " ") for t in titles):
+                break
+            if got in titles:
+                out.update((i, got) for i in range(k, j + 1))
+                break
+    return out
 
 
 _NOTE = re.compile(r"[ \t]*(#+|//|;+|--)([ \t]{2,})\S")  # a comment's text set in: a description's line

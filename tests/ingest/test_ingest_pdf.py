@@ -15,7 +15,7 @@ from pdf_support import (LEFT_COLUMN, RIGHT_COLUMN, bomb_pdf, manual_pdf, raw_pd
 from engine.config import ChunkingConfig
 from engine.ingest import read_document
 from engine.ingest.chunking import approx_counter, chunk_document
-from engine.ingest.pdf import PdfFailure, page_furniture, parse_pdf, reading_order
+from engine.ingest.pdf import PdfFailure, heading_levels, page_furniture, parse_pdf, reading_order
 from engine.types import IngestIssue
 
 
@@ -124,6 +124,29 @@ def test_a_line_set_in_fragments_reads_as_one_line(lib: Path) -> None:
     path.write_bytes(raw_pdf("\n".join(content).encode()))
     doc, _blocks = read_document(lib, path, ChunkingConfig())
     assert doc.text.splitlines() == ["Replacing the Filament: preheat the Nozzle first.", "Then feed it.", "Tip"]
+
+
+def test_a_title_wrapped_over_two_lines_is_one_heading_and_sizes_a_tenth_apart_one_level(lib: Path) -> None:
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.add_page()
+    for size, text in [(22, "III. Communication between motherboard"), (22, "and PC"), (11, "Install the driver.")]:
+        pdf.set_font("helvetica", size=size)
+        pdf.cell(0, size * 0.5, text, new_x="LMARGIN", new_y="NEXT")
+    pdf.ln(8)
+    for size, text in [(21.5, "IV. Interfaces"), (11, "Plug the cable in."), (11, "Then switch on.")]:
+        pdf.set_font("helvetica", size=size)
+        pdf.cell(0, size * 0.5, text, new_x="LMARGIN", new_y="NEXT")
+    path = lib / "board.pdf"
+    pdf.output(str(path))
+    doc, blocks = read_document(lib, path, ChunkingConfig())
+    heads = [(doc.text[b.char_start:b.char_end], b.level) for b in blocks if b.kind == "heading"]
+    assert heads == [("III. Communication between motherboard\nand PC", 1), ("IV. Interfaces", 1)]
+    paras = [b for b in blocks if b.kind == "paragraph"]
+    assert paras[0].heading_path == ("III. Communication between motherboard and PC",)
+    assert paras[-1].heading_path == ("IV. Interfaces",)  # 21.5 pt is 22 pt's level, not below it
+    assert heading_levels([21.96, 21.48, 18.0, 16.2]) == {21.96: 1, 21.48: 1, 18.0: 2, 16.2: 3}
 
 
 def test_pdf_timeout_and_memory_limit_become_failures(lib: Path) -> None:
