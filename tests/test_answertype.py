@@ -138,6 +138,10 @@ def test_unanswered_lists_only_the_types_no_piece_answers():
     ("Wie hoch ist die Dauerleistung des Falke FK-3?", "power"),
     ("What is the airflow of the CV-60?", "flow rate"),
     ("电池容量是多少？", "battery capacity"),
+    ("What absorption voltage does the HR-5 use?", "voltage"),
+    ("Jusqu'à quelle tension par cellule puis-je descendre ?", "voltage"),
+    ("Welche Spannung verträgt der USB-Anschluss?", "voltage"),
+    ("이 센서의 방진 등급은?", "protection rating"),
 ])
 def test_quantities_are_asked_by_value_seeking_phrasings(question, expected):
     assert expected in names(question)
@@ -148,6 +152,10 @@ def test_quantities_are_asked_by_value_seeking_phrasings(question, expected):
     "Quel puissance étrangère s'était vu confier le Shandong ?",  # a power, not watts
     "恆星的自轉速度與表面重力都可以從什麼東西中測量出來？",  # a star's rotation, not rpm
     "現金流量表所代表的意義為?",  # cash flow
+    "Should the low voltage cutoff on my ESCs stay on?",  # a setting that names a voltage
+    "Do I still need to calibrate the voltage divider?",
+    "POWER 포트에서 전압 측정 신호는 몇 번 핀인가요?",  # the pin that measures it
+    "비행 컨트롤러를 달 때 방진 폼을 꼭 써야 하나요?",  # 방진: vibration damping here, not dust protection
 ])
 def test_mentions_of_a_quantity_do_not_ask_for_it(question):
     assert names(question) == set()
