@@ -1,8 +1,8 @@
 """Fit the answerability model (engine.answer.answerability) on training questions only.
 
     .venv/bin/python models/answerability/fit.py dump --out /tmp/ans-train.jsonl \\
-        --sets klipper-manuals:train,meshtastic-docs:train,micropython-docs:train,piaf-fr:train:150,\
-cmrc-zh:train:150,drcd-zh-hant:train:150
+        --sets klipper-manuals:train,meshtastic-docs:train,micropython-docs:train,px4-docs:train,\
+piaf-fr:train:150,cmrc-zh:train:150,drcd-zh-hant:train:150
     .venv/bin/python models/answerability/fit.py cv /tmp/ans-train.jsonl     # leave one manual set out
     .venv/bin/python models/answerability/fit.py fit /tmp/ans-train.jsonl --write
     .venv/bin/python models/answerability/fit.py dump --out /tmp/ans-dev.jsonl --sets klipper-manuals:dev
@@ -21,22 +21,23 @@ documents" case). No-answer questions (the manual sets' `-` rows) give one row, 
 features) on standardised features, the manual sets' rows (``IN_DOMAIN``) weighted to
 ``--in-domain-share`` (0.9) of the total weight and the Wikipedia rows to the rest, and picks each
 variant's threshold on the training rows: the highest that keeps abstention on answerable
-questions of the manual sets at or below ``--max-answerable-abstain`` (0.10), read off
+questions of the manual sets at or below ``--max-answerable-abstain`` (0.08), read off
 out-of-fold probabilities (5 folds by question), L2 penalty ``--l2`` (5.0).
 
 ``cv`` chooses those by leaving one manual set out at a time (fit on the other sets' train rows,
 threshold included; score the held-out set's train rows): the nearest thing to a manual the
-model has never seen. Mean over the three held-out manual sets (2026-12-01, 1,469 train rows),
+model has never seen. Mean over the four held-out manual sets (2026-12-01, 1,646 train rows),
 answerable abstention / no-answer abstention / AUC answerable vs no-answer / AUC answerable vs
-removed-gold: share 0.5 (the Wikipedia rows weighing as much as the manuals, as shipped before)
-at 0.05: .039 / .253 / .802 / .706; share 0.9 at 0.05, 0.08, 0.10: .024 / .266, .038 / .348,
-.058 / .404, AUCs .828 / .716; share 1.0 (no Wikipedia rows) at 0.10: .046 / .389 / .825 / .715.
-The share 0.9 keeps the Wikipedia rows' removed-gold cases in the fit for corpora that are not
-manuals. The out-of-fold threshold transfers conservatively to a set the fit has not seen
-(.058 at 0.10), so 0.10 keeps an unseen manual's answerable abstention under the .10 a
-technician can afford (the hardest held-out set, Meshtastic: .106) and buys .14 of no-answer
-abstention over 0.05.
-Without the two crowd gaps (``unit_gap``, ``passage_gap``) the same fit reaches .070 / .422 at 0.08,
+removed-gold: share 0.5 (the Wikipedia rows weighing as much as the manuals) at 0.05: .048 / .288
+/ .813 / .710; share 0.9 at 0.05, 0.08, 0.10: .025 / .320, .051 / .374, .062 / .440, AUCs .828 /
+.721. The share 0.9 keeps the Wikipedia rows' removed-gold cases in the fit for corpora that are
+not manuals. 0.08 keeps every held-out set's answerable abstention at .08 or below (at 0.10
+Meshtastic's is .091): the set added last, PX4, asked of the model fitted on the other three at
+0.10 (its choice then), abstained on .13 of its train split's answerable questions and .09 of its
+dev split's, more than that model's cross-validation foretold (.058); the margin is for the manual
+no set here resembles.
+Without the two crowd gaps (``unit_gap``, ``passage_gap``) the fit on three manual sets reached
+.070 / .422 at 0.08,
 AUCs .838 / .692, but does not transfer: on the bundled samples (never trained on) it abstains on
 .227 of the answerable questions (with the gaps: .015), the cosines of short passages running lower.
 ``--write`` stores the model in
@@ -68,7 +69,7 @@ from engine.search.diagnose import GoldResolver  # noqa: E402
 EVAL = ROOT.parent / "shared" / "eval"
 TRAINING = ROOT / "models" / "training"  # the project's own training sets (models/training/README.md)
 OUT = ROOT / "models" / "answerability" / "answerability.json"
-IN_DOMAIN = ("klipper-manuals", "meshtastic-docs", "micropython-docs")  # manuals (the rest: Wikipedia QA)
+IN_DOMAIN = ("klipper-manuals", "meshtastic-docs", "micropython-docs", "px4-docs")  # manuals (the rest: Wikipedia QA)
 
 
 def set_folder(name: str) -> Path:
@@ -301,7 +302,7 @@ def main(argv: list[str] | None = None) -> int:
     f = sub.add_parser("fit")
     f.add_argument("rows", type=Path)
     f.add_argument("--l2", type=float, default=5.0)
-    f.add_argument("--max-answerable-abstain", type=float, default=0.10)
+    f.add_argument("--max-answerable-abstain", type=float, default=0.08)
     f.add_argument("--in-domain-share", type=float, default=0.9)
     f.add_argument("--write", action="store_true")
     f.add_argument("--config", type=Path, default=None)
