@@ -28,6 +28,7 @@ import os
 import re
 import subprocess
 import sys
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -96,11 +97,13 @@ def build_blocks(data: dict) -> Parsed | PdfFailure:
     if not sizes:
         return PdfFailure(_NO_TEXT)
     body = sizes.most_common(1)[0][0]
-    head_sizes = sorted({round(ln["s"], 1) for lines in pages for ln in lines
-                         if _is_heading_line(ln, body)}, reverse=True)
+    kept = [[ln for k, ln in enumerate(lines) if k not in furniture]
+            for lines, furniture in zip(pages, page_furniture(pages))]
+    heads = [heading_lines(lines, body) for lines in kept]
+    head_sizes = sorted({round(lines[k]["s"], 1) for lines, ks in zip(kept, heads) for k in ks}, reverse=True)
     writer = _PageWriter(body, heading_levels(head_sizes))
-    for pno, (lines, furniture) in enumerate(zip(pages, page_furniture(pages)), start=1):
-        writer.page(pno, [ln for k, ln in enumerate(lines) if k not in furniture])
+    for pno, (lines, ks) in enumerate(zip(kept, heads), start=1):
+        writer.page(pno, lines, ks)
     text = "".join(writer.parts)
     if not text.strip():
         return PdfFailure(_NO_TEXT)
@@ -142,7 +145,8 @@ class _PageWriter:
         self.parts.append(piece)
         self.size += len(piece)
 
-    def page(self, pno: int, lines: list[dict]) -> None:
+    def page(self, pno: int, lines: list[dict], heads: set[int]) -> None:
+        """One page's lines; ``heads``: the indices of its heading lines (``heading_lines``)."""
         b = self.b
         if pno > 1:
             self._append("\n\n")
@@ -162,7 +166,7 @@ class _PageWriter:
         def wrapped(k: int) -> bool:
             """Line ``k`` goes on with a heading on the line right above it: the same size, the next
             line down (a line's height apart at most, as a title wrapped in print is)."""
-            if k == 0 or k - 1 in rows or not _is_heading_line(lines[k - 1], self.body):
+            if k - 1 not in heads:
                 return False
             above, ln = lines[k - 1], lines[k]
             return (round(above["s"], 1) == round(ln["s"], 1) and b.blocks and b.blocks[-1].kind == "heading"
@@ -187,7 +191,7 @@ class _PageWriter:
                 else:
                     b.add("table_row", start, self.size, line_no, line_no, page=pno, context=header,
                           group=table_group)
-            elif _is_heading_line(ln, self.body):
+            elif k in heads:
                 flush()
                 if wrapped(k):  # the title goes on over this line
                     b.continue_heading(body_text, self.size, line_no)
@@ -237,6 +241,30 @@ def page_furniture(pages: list[list[dict]]) -> list[set[int]]:
 
 def _furniture_key(text: str) -> str:
     return re.sub(r"\s+", " ", re.sub(r"\d+", "#", text.strip().casefold()))
+
+
+PROSE_RUN = 3  # consecutive lines of one size, a line apart: a paragraph, however large its type
+PROSE_SPACING = 2.5  # "a line apart": baselines this many times the font size apart at most (double spacing)
+_SENTENCE_END = ("。", "；", "，", ";", ",")
+
+
+def heading_lines(lines: list[dict], body: float) -> set[int]:
+    """The indices of a page's heading lines: set larger than the body text (``_is_heading_line``),
+    not in a run of ``PROSE_RUN`` or more lines of one size a line apart (a paragraph set large, as
+    a cover page's or an introduction's is; a title wrapped over two lines stays a title), and not
+    ending a clause ("…主板。", "…损失；")."""
+    big = [_is_heading_line(ln, body) for ln in lines]
+    out: set[int] = set()
+    k = 0
+    while k < len(lines):
+        j = k
+        while (big[k] and j + 1 < len(lines) and big[j + 1] and round(lines[j + 1]["s"], 1) == round(lines[k]["s"], 1)
+               and 0 < lines[j]["y"] - lines[j + 1]["y"] <= PROSE_SPACING * lines[k]["s"]):
+            j += 1
+        if big[k] and j - k + 1 < PROSE_RUN:
+            out.update(range(k, j + 1))
+        k = j + 1
+    return {k for k in out if not lines[k]["t"].rstrip().endswith(_SENTENCE_END)}
 
 
 def _is_heading_line(ln: dict, body: float) -> bool:
@@ -331,7 +359,7 @@ def _lines(runs: list[tuple[str, float, float, float]]) -> list[dict]:
                 ends.append(r[1])
             else:
                 cells[-1] = (cells[-1] + r[0]).strip() if r[0].startswith(" ") else cells[-1] + r[0]
-            prev_end = r[1] + _EM_SHARE * r[3] * len(r[0])
+            prev_end = r[1] + _advance(r[0], r[3])
             ends[-1] = max(ends[-1], prev_end)
         lines.append({"t": text.strip(), "s": round(size, 2), "y": round(y, 2),
                       "c": cells if len(cells) >= 2 else [],
@@ -378,8 +406,14 @@ def _goes_on(cur: list[tuple[str, float, float, float]], run: tuple[str, float, 
 
 
 # A glyph's advance is not reported by the visitor: half the font size per character is the
-# estimate (Latin text averages 0.45-0.55 em), used only to tell where a text run ends.
+# estimate (Latin text averages 0.45-0.55 em), a whole one for a wide character (Chinese, Japanese,
+# Korean, full-width forms: 1 em), used only to tell where a text run ends.
 _EM_SHARE = 0.5
+
+
+def _advance(text: str, size: float) -> float:
+    """The estimated width of ``text`` set at ``size``."""
+    return size * sum(1.0 if unicodedata.east_asian_width(ch) in "WF" else _EM_SHARE for ch in text)
 # Two prose columns: at least this many lines split at the same gutter, each side this long.
 _COLUMN_MIN_LINES = 3
 _COLUMN_MIN_CHARS = 20

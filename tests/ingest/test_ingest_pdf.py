@@ -15,7 +15,8 @@ from pdf_support import (LEFT_COLUMN, RIGHT_COLUMN, bomb_pdf, manual_pdf, raw_pd
 from engine.config import ChunkingConfig
 from engine.ingest import read_document
 from engine.ingest.chunking import approx_counter, chunk_document
-from engine.ingest.pdf import PdfFailure, heading_levels, page_furniture, parse_pdf, reading_order
+from engine.ingest.pdf import (PdfFailure, _lines, heading_lines, heading_levels, page_furniture, parse_pdf,
+                               reading_order)
 from engine.types import IngestIssue
 
 
@@ -147,6 +148,26 @@ def test_a_title_wrapped_over_two_lines_is_one_heading_and_sizes_a_tenth_apart_o
     assert paras[0].heading_path == ("III. Communication between motherboard and PC",)
     assert paras[-1].heading_path == ("IV. Interfaces",)  # 21.5 pt is 22 pt's level, not below it
     assert heading_levels([21.96, 21.48, 18.0, 16.2]) == {21.96: 1, 21.48: 1, 18.0: 2, 16.2: 3}
+
+
+def test_large_type_in_a_run_of_lines_is_a_paragraph_not_headings() -> None:
+    def line(t, y, size=14.0):
+        return {"t": t, "y": y, "s": size, "c": []}
+
+    body = 12.0
+    title = [line("III. Communication between motherboard", 700, 22), line("and PC", 676, 22)]
+    intro = [line(f"An introduction set in large type, line {i}", 640 - 31 * i) for i in range(4)]  # double spaced
+    clause = [line("被烧毁，造成不必要的损失；", 400), line("Body text.", 380, 12)]
+    assert heading_lines(title + intro + clause, body) == {0, 1}  # the wrapped title only
+    assert heading_lines([line("Notes", 700), line("Keep the unit dry.", 680, 12)], body) == {0}
+
+
+def test_wide_characters_are_measured_as_wide_so_a_line_is_not_cut_into_cells() -> None:
+    # "主板通过" at 12 pt is 48 pt wide: the next run, 48 pt on, continues the line (half-width
+    # estimates put its end at 24 pt, and the gap read as a table's column)
+    lines = _lines([("主板通过【", 72.0, 700.0, 12.0), ("USB】接口与", 132.0, 700.0, 12.0),
+                    ("PC 通信。", 200.0, 700.0, 12.0)])
+    assert [(ln["t"], ln["c"]) for ln in lines] == [("主板通过【USB】接口与PC 通信。", [])]
 
 
 def test_pdf_timeout_and_memory_limit_become_failures(lib: Path) -> None:
