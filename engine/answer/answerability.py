@@ -30,8 +30,8 @@ A logistic regression over those (standardised) features gives the probability; 
 the feature names and the abstention threshold are a fact about the models they were fitted
 with, stored in ``models/answerability/answerability.json`` by ``models/answerability/fit.py``
 (training questions only: the train splits of the manual sets and of Wikipedia QA, each also
-asked with its gold passages removed, which makes realistic "not in these documents" cases). Two variants
-are fitted, with and without the cross-encoder's features, so a machine without the reranker
+asked with its gold passages removed, which makes realistic "not in these documents" cases). Two
+variants are fitted, with and without the cross-encoder's features, so a machine without the reranker
 still abstains by a learned rule; the cross-encoder's is used when the rerank stage ran (its
 logits are at hand) or ``answer.answerability_cross_encoder`` asks for it. Numpy only at run time.
 """

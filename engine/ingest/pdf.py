@@ -170,7 +170,7 @@ class _PageWriter:
                 return False
             above, ln = lines[k - 1], lines[k]
             return (round(above["s"], 1) == round(ln["s"], 1) and b.blocks and b.blocks[-1].kind == "heading"
-                    and 0 < above["y"] - ln["y"] <= 1.5 * ln["s"])
+                    and 0 < above["y"] - ln["y"] <= TITLE_SPACING * ln["s"])
 
         for k, ln in enumerate(lines):
             body_text = " | ".join(ln["c"]) if k in rows else ln["t"].strip()
@@ -243,6 +243,7 @@ def _furniture_key(text: str) -> str:
     return re.sub(r"\s+", " ", re.sub(r"\d+", "#", text.strip().casefold()))
 
 
+TITLE_SPACING = 1.5  # a title wrapped over two lines: baselines this many times the font size apart at most
 PROSE_RUN = 3  # consecutive lines of one size, a line apart: a paragraph, however large its type
 PROSE_SPACING = 2.5  # "a line apart": baselines this many times the font size apart at most (double spacing)
 _SENTENCE_END = ("。", "；", "，", ";", ",")

@@ -34,7 +34,8 @@ UnitKind = Literal["sentence", "list_item", "table_row", "code"]
 # 8: list markers with a no-break space, "1.Word" and "1、"; an item wrapped over unindented lines of a
 #    text without blank lines goes on where its sentence has not ended and the next line starts in lower case
 # 9: a line that is one of the chunk's headings (PDF, HTML, plain text: not marked up) is no claim
-UNITS_VERSION = "9"
+# 10: ... and so are the lines of a heading wrapped over up to three lines
+UNITS_VERSION = "10"
 
 
 @dataclass(frozen=True, slots=True)
