@@ -38,3 +38,16 @@ def test_codes_three_views_of_one_idea():
     assert {"hydra400", "kx7", "m8"} <= device_codes(text)
     assert {"ERR_SEAL_PRESSURE", "REF27-ALPHA", "M8", "KX-7"} <= exact_codes(text)
     assert "HYDRA-400" in model_names(text) and "KX-7" in model_names(text)
+
+
+def test_a_question_s_language_from_its_script_words_and_marks():
+    from engine.lang.language import question_language
+
+    assert question_language("What torque for the lid screws?") == "en"
+    assert question_language("Quelle est la pression de service ?") == "fr"
+    assert question_language("Wie oft muss ich die Dichtung tauschen?") == "de"
+    assert question_language("이 센서의 방진 등급은?") == "ko" and question_language("额定电压是多少？") == "zh"
+    # "de la" is French as much as Spanish: the inverted mark decides
+    assert question_language("¿Cómo desinstalo Klipper de la Raspberry Pi?") == "es"
+    assert question_language("¿Cuántas salidas PWM tiene la Pixhawk 6C?") == "es"
+    assert question_language("SET_SKEW") == ""  # no word to tell

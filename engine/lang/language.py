@@ -63,15 +63,18 @@ _QUESTION_WORDS = {
     "de": set("wie was welche welcher welches wann wo warum ist sind der die das den dem des ein eine einen und "
               "muss soll ich mein meine mit für auf im zu oft viel kann bei nach vor".split()),
     "es": set("qué cómo cuál cuáles cuándo dónde por qué el la los las es son un una y del con para mi debo puedo "
-              "cuánto cuántos se hay".split()),
+              "cuánto cuántos cuánta cuántas se hay tengo tiene tienen está están después también al lo su sus "
+              "mis hasta desde sin pero".split()),
 }
+# Spanish alone opens a question or an exclamation with an inverted mark: as good as two of its words
+_INVERTED_MARKS = re.compile("[¿¡]")
 _LATIN_WORD = re.compile(r"[a-zà-öø-ÿ]+")
 
 
 def question_language(text: str) -> str:
     """The language of a short text such as a question ("" when unsure): the script decides for
     Korean, Japanese and Chinese; Latin-script text by its function and question words
-    (en, fr, de, es), the clear winner only."""
+    (en, fr, de, es; Spanish also by its inverted marks ¿ ¡), the clear winner only."""
     hangul, kana, han = (len(p.findall(text)) for p in (_HANGUL, _KANA, _HAN))
     if hangul:
         return "ko"
@@ -80,7 +83,8 @@ def question_language(text: str) -> str:
     if han:
         return "zh"
     words = _LATIN_WORD.findall(text.lower().replace("'", " ").replace("’", " "))
-    scores = sorted(((sum(w in vocab for w in words), lang) for lang, vocab in _QUESTION_WORDS.items()),
-                    reverse=True)
+    inverted = 2 if _INVERTED_MARKS.search(text) else 0
+    scores = sorted(((sum(w in vocab for w in words) + (inverted if lang == "es" else 0), lang)
+                     for lang, vocab in _QUESTION_WORDS.items()), reverse=True)
     (best, lang), (second, _) = scores[0], scores[1]
     return lang if best >= 1 and best > second else ""
