@@ -10,8 +10,8 @@ What a unit *is* (a condition, an instruction aimed at the system) is read by
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Literal
 
 from engine.ingest.formats import format_of
@@ -249,8 +249,8 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
         if item is not None and not kind_changed(line_start) and (
                 blank_layout or line[:1] in " \t"
                 or (text[out[item][2] - 1] not in _SENTENCE_ENDS and line.lstrip()[:1].islower())):
-            k, s, _e, head, adm = out[item]
-            out[item] = (k, s, strip_span(text, line_start, line_end)[1], head, adm)
+            kind_of, s, _e, head, adm = out[item]
+            out[item] = (kind_of, s, strip_span(text, line_start, line_end)[1], head, adm)
             continue
         item = None  # a prose line of its own: the item above has ended
         q = _QUOTE_MARK.match(line)
