@@ -15,8 +15,8 @@ from pdf_support import (LEFT_COLUMN, RIGHT_COLUMN, bomb_pdf, manual_pdf, raw_pd
 from engine.config import ChunkingConfig
 from engine.ingest import read_document
 from engine.ingest.chunking import approx_counter, chunk_document
-from engine.ingest.pdf import (PdfFailure, _lines, heading_lines, heading_levels, page_furniture, parse_pdf,
-                               reading_order)
+from engine.ingest.pdf import (PdfFailure, _lines, heading_lines, heading_levels, outline_key, page_furniture,
+                               parse_pdf, reading_order)
 from engine.types import IngestIssue
 
 
@@ -168,6 +168,28 @@ def test_wide_characters_are_measured_as_wide_so_a_line_is_not_cut_into_cells() 
     lines = _lines([("主板通过【", 72.0, 700.0, 12.0), ("USB】接口与", 132.0, 700.0, 12.0),
                     ("PC 通信。", 200.0, 700.0, 12.0)])
     assert [(ln["t"], ln["c"]) for ln in lines] == [("主板通过【USB】接口与PC 通信。", [])]
+
+
+def test_a_heading_numbered_on_from_an_earlier_one_is_its_sibling_whatever_its_size(lib: Path) -> None:
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.add_page()
+    for size, text in [(22, "IV. Interfaces"), (11, "Plug the cable in."), (16, "12. Retraction"),
+                       (11, "Set it in the slicer."), (13, "1. Speed"), (11, "Use 40 mm/s."),
+                       (16, "13. Quality"), (11, "Pick the layer height."), (18, "V. Firmware"), (11, "Flash it.")]:
+        pdf.set_font("helvetica", size=size)
+        pdf.cell(0, size * 0.6, text, new_x="LMARGIN", new_y="NEXT")
+        pdf.ln(4)
+    path = lib / "board.pdf"
+    pdf.output(str(path))
+    doc, blocks = read_document(lib, path, ChunkingConfig())
+    paths = {doc.text[b.char_start:b.char_end]: b.heading_path for b in blocks if b.kind == "paragraph"}
+    assert paths["Use 40 mm/s."] == ("IV. Interfaces", "12. Retraction", "1. Speed")  # "1." restarts: a child
+    assert paths["Pick the layer height."] == ("IV. Interfaces", "13. Quality")  # 13 after 12: its sibling
+    assert paths["Flash it."] == ("V. Firmware",)  # V after IV, set smaller: still its sibling
+    assert outline_key("3.1 Procedure") == (("dec", 2), 1) and outline_key("五、主板固件说明") == (("cjk", 1), 5)
+    assert outline_key("第十二章 保养") == (("章", 1), 12) and outline_key("12 V battery") is None
 
 
 def test_pdf_timeout_and_memory_limit_become_failures(lib: Path) -> None:
