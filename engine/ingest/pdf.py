@@ -258,12 +258,13 @@ def _furniture_key(text: str) -> str:
 # Chinese ("五、") or a numbered chapter or section ("第2章", "第三节")
 _OUTLINE = re.compile(r"\s*(?:(?P<dec>\d{1,2}(?:\.\d{1,2}){0,4})(?:[.)、]|\s+(?=[A-Z][A-Za-z]|[^\x00-\x7f]))"
                       r"|(?P<roman>[IVX]{1,5}|[Ⅰ-Ⅻ])[.、)]"
-                      r"|(?P<cjk>[一二三四五六七八九十]{1,3})、|第(?P<nth>[一二三四五六七八九十]{1,3}|\d{1,3})(?P<unit>[章节節部篇]))")
+                      r"|(?P<cjk>[一二三四五六七八九十]{1,3})、"
+                      r"|第(?P<nth>[一二三四五六七八九十]{1,3}|\d{1,3})(?P<unit>[章节節部篇]))")
 
 
 def outline_key(title: str) -> tuple[tuple[str, int], int] | None:
-    """A heading's numbering style with its depth, and its number: ((("dec", 2), 1) for "3.1
-    Procedure", (("roman", 1), 5) for "V. Notes"), or None. The heading after "IV." numbered "V."
+    """A heading's numbering style with its depth, and its number (``(("dec", 2), 1)`` for "3.1
+    Procedure", ``(("roman", 1), 5)`` for "V. Notes"), or None. The heading after "IV." numbered "V."
     is its sibling, whatever size each was set in."""
     m = _OUTLINE.match(title)
     if not m:
