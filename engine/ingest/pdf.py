@@ -217,14 +217,15 @@ class _PageWriter:
         flush()
 
 
-FURNITURE_BAND = 2  # lines at the top and at the bottom of a page where running headers and footers sit
+FURNITURE_BAND = 3  # baselines at the top and at the bottom of a page where running headers and footers sit
 
 
 def page_furniture(pages: list[list[dict]]) -> list[set[int]]:
     """Per page, the indices of the lines that repeat a running header or footer.
 
-    A line is furniture when it sits among the ``FURNITURE_BAND`` highest or lowest lines of its
-    page, is not part of a table, and says the same thing (digits masked: page numbers, "3 / 40")
+    A line is furniture when it sits on one of the ``FURNITURE_BAND`` highest or lowest baselines of
+    its page (a footer of three lines, two of them side by side, is all in the band), is not part
+    of a table, and says the same thing (digits masked: page numbers, "3 / 40")
     in that band on at least half of the pages (three at least: two pages cannot tell). Its first
     appearance stays (a title on page 1 is still the title); the repeats are returned."""
     if len(pages) < 3:
@@ -232,10 +233,10 @@ def page_furniture(pages: list[list[dict]]) -> list[set[int]]:
     bands: list[dict[int, str]] = []
     counts: Counter[str] = Counter()
     for lines in pages:
-        by_height = sorted(range(len(lines)), key=lambda k: lines[k]["y"])
+        heights = sorted({ln["y"] for ln in lines})
+        edge = {*heights[:FURNITURE_BAND], *heights[-FURNITURE_BAND:]}
         table = _table_runs(lines)
-        band = {k: _furniture_key(lines[k]["t"]) for k in {*by_height[:FURNITURE_BAND], *by_height[-FURNITURE_BAND:]}
-                if k not in table}
+        band = {k: _furniture_key(ln["t"]) for k, ln in enumerate(lines) if ln["y"] in edge and k not in table}
         bands.append({k: v for k, v in band.items() if v})
         counts.update(set(bands[-1].values()))
     running = {v for v, c in counts.items() if c >= max(3, math.ceil(len(pages) / 2))}

@@ -65,6 +65,11 @@ def test_page_furniture_needs_most_pages_and_spares_tables() -> None:
     pages = [[line("Service manual", 800), body[p], line(f"- {p + 1} -", 20)] for p in range(4)]
     assert page_furniture(pages) == [set(), {0, 2}, {0, 2}, {0, 2}]
     assert page_furniture(pages[:2]) == [set(), set()]  # two pages cannot tell
+    # a footer of three lines, two of them side by side on one baseline: all of it is furniture
+    footer = [line("Shenzhen Creality3D", 30), line("Tel: 400-6133 882", 40), line("www.creality3d.com", 40)]
+    pages = [[line("Service manual", 800), *(line(f"Step {p}.{i}: {body[p]['t']}", 700 - 40 * i) for i in range(8)),
+              *footer] for p in range(4)]
+    assert page_furniture(pages) == [set(), {0, 9, 10, 11}, {0, 9, 10, 11}, {0, 9, 10, 11}]
     # a table's header row repeated at the top of each page stays: the rows below need it
     table = [[line("Part Size", 800, ("Part", "Size")), line(f"Bolt{p} M{p + 8}", 780, (f"Bolt{p}", f"M{p + 8}"))]
              for p in range(4)]
