@@ -197,6 +197,18 @@ def test_a_heading_numbered_on_from_an_earlier_one_is_its_sibling_whatever_its_s
     assert outline_key("第十二章 保养") == (("章", 1), 12) and outline_key("12 V battery") is None
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["Replac", "ing ", " ", "\n", "N", "ozzle\nfirst", "主板", "1.", "\n\n", "x "]),
+                          st.sampled_from([0.0, 40.0, 72.0, 90.0, 300.0]), st.sampled_from([0.0, 686.0, 700.0, 701.0]),
+                          st.sampled_from([0.0, 11.0, 22.0])), max_size=30))
+def test_reading_runs_into_lines_loses_no_text(runs) -> None:
+    # however pypdf breaks and places the runs, every character it read is in some line, once
+    lines = _lines(runs)
+    got = sorted(ch for ln in lines for ch in ln["t"] if not ch.isspace())
+    assert got == sorted(ch for t, *_ in runs for ch in t if not ch.isspace())
+    assert all(ln["t"] == ln["t"].strip() and ln["t"] for ln in lines)
+
+
 def test_pdf_timeout_and_memory_limit_become_failures(lib: Path) -> None:
     path = lib / "ok.pdf"
     path.write_bytes(raw_pdf(b"BT /F1 12 Tf 72 700 Td (Hello) Tj ET"))
