@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.ingest.blocks import BlockBuilder, Parsed
+from engine.lang.outline import Outline
 
 _ROOT = Path(__file__).resolve().parents[2]
 _OUT_OF_MEMORY = ("MemoryError", "failed to map segment", "Cannot allocate memory", "out of memory")
@@ -131,12 +132,12 @@ def heading_levels(sizes: list[float]) -> dict[float, int]:
 class _PageWriter:
     """Pages, one after the other, into one text (pages apart by a blank line, one line per PDF
     line, table rows as ``cell | cell``) and its blocks: headings by font size (a heading that
-    numbers on from an earlier one, "V." after "IV.", takes that one's level: ``outline_key``),
+    numbers on from an earlier one, "V." after "IV.", takes that one's level: engine.lang.outline),
     table rows with their header row, paragraphs cut where the vertical gap between lines grows."""
 
     def __init__(self, body: float, level_of: dict[float, int]):
         self.body, self.level_of = body, level_of
-        self.outline: dict[tuple[str, int], dict[int, int]] = {}  # numbering style -> level -> last number
+        self.outline = Outline()
         self.parts: list[str] = []
         self.size = 0
         self.page_starts: list[int] = []
@@ -198,16 +199,7 @@ class _PageWriter:
                 if wrapped(k):  # the title goes on over this line
                     b.continue_heading(body_text, self.size, line_no)
                 else:
-                    level = self.level_of[round(ln["s"], 1)]
-                    numbered = outline_key(body_text)
-                    if numbered:  # the next number after one of its style: that heading's sibling
-                        style, number = numbered
-                        seen = self.outline.setdefault(style, {})
-                        level = next((lv for lv, n in sorted(seen.items()) if n == number - 1), level)
-                        seen[level] = number
-                    for numbers in self.outline.values():  # a heading restarts the numbering below it
-                        for lv in [lv for lv in numbers if lv > level]:
-                            del numbers[lv]
+                    level = self.outline.level(body_text, self.level_of[round(ln["s"], 1)])
                     b.heading(level, body_text, start, self.size, line_no, line_no, page=pno)
             else:
                 if prev_y is not None and gap and abs(prev_y - ln["y"]) > 1.6 * gap:
@@ -253,47 +245,6 @@ def page_furniture(pages: list[list[dict]]) -> list[set[int]]:
 
 def _furniture_key(text: str) -> str:
     return re.sub(r"\s+", " ", re.sub(r"\d+", "#", text.strip().casefold()))
-
-
-# a heading's outline number: decimal ("2 Safety", "3.1." - not "12 V battery"), Roman ("IV.", "Ⅴ、"),
-# Chinese ("五、") or a numbered chapter or section ("第2章", "第三节")
-_OUTLINE = re.compile(r"\s*(?:(?P<dec>\d{1,2}(?:\.\d{1,2}){0,4})(?:[.)、]|\s+(?=[A-Z][A-Za-z]|[^\x00-\x7f]))"
-                      r"|(?P<roman>[IVX]{1,5}|[Ⅰ-Ⅻ])[.、)]"
-                      r"|(?P<cjk>[一二三四五六七八九十]{1,3})、"
-                      r"|第(?P<nth>[一二三四五六七八九十]{1,3}|\d{1,3})(?P<unit>[章节節部篇]))")
-
-
-def outline_key(title: str) -> tuple[tuple[str, int], int] | None:
-    """A heading's numbering style with its depth, and its number (``(("dec", 2), 1)`` for "3.1
-    Procedure", ``(("roman", 1), 5)`` for "V. Notes"), or None. The heading after "IV." numbered "V."
-    is its sibling, whatever size each was set in."""
-    m = _OUTLINE.match(title)
-    if not m:
-        return None
-    if m.group("dec"):
-        parts = m.group("dec").split(".")
-        return ("dec", len(parts)), int(parts[-1])
-    if m.group("roman"):
-        return ("roman", 1), _roman(m.group("roman"))
-    if m.group("cjk"):
-        return ("cjk", 1), _cjk_number(m.group("cjk"))
-    nth = m.group("nth")
-    return (m.group("unit"), 1), int(nth) if nth.isdigit() else _cjk_number(nth)
-
-
-def _roman(numeral: str) -> int:
-    if len(numeral) == 1 and "Ⅰ" <= numeral <= "Ⅻ":
-        return ord(numeral) - ord("Ⅰ") + 1
-    values = [{"I": 1, "V": 5, "X": 10}[c] for c in numeral]
-    return sum(-v if i + 1 < len(values) and v < values[i + 1] else v for i, v in enumerate(values))
-
-
-def _cjk_number(numeral: str) -> int:
-    digits = {c: i for i, c in enumerate("零一二三四五六七八九", start=0)}
-    if "十" not in numeral:
-        return digits.get(numeral[-1], 0)
-    tens, _, ones = numeral.partition("十")
-    return (digits.get(tens, 1) if tens else 1) * 10 + (digits.get(ones, 0) if ones else 0)
 
 
 TITLE_SPACING = 1.5  # a title wrapped over two lines: baselines this many times the font size apart at most

@@ -15,8 +15,9 @@ from pdf_support import (LEFT_COLUMN, RIGHT_COLUMN, bomb_pdf, manual_pdf, raw_pd
 from engine.config import ChunkingConfig
 from engine.ingest import read_document
 from engine.ingest.chunking import approx_counter, chunk_document
-from engine.ingest.pdf import (PdfFailure, _lines, heading_lines, heading_levels, outline_key, page_furniture,
-                               parse_pdf, reading_order)
+from engine.ingest.pdf import (PdfFailure, _lines, heading_lines, heading_levels, page_furniture, parse_pdf,
+                               reading_order)
+from engine.lang.outline import outline_key
 from engine.types import IngestIssue
 
 
