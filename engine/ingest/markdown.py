@@ -24,7 +24,7 @@ from markdown_it.token import Token
 
 from engine.ingest.blocks import BlockBuilder, Parsed
 from engine.ingest.text import cjk_heading_level
-from engine.lang.markup import module_lines, opens_with_tag, visible_lines
+from engine.lang.markup import hidden_inline_tag, module_lines, opens_with_tag, visible_lines
 from engine.lang.text import line_starts, strip_span
 
 _FRONT_END = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.M)
@@ -98,13 +98,17 @@ def _one_line(e: Exception) -> str:
 
 
 def _inline_text(tok: Token) -> str:
+    """A heading's text as the rendered page shows it: without its HTML tags (``### Status <a
+    id="status" />`` is "Status"; engine.lang.markup.hidden_inline_tag), a break a space."""
     parts: list[str] = []
     for child in tok.children or ():
-        if child.type in ("text", "code_inline", "html_inline"):
+        if child.type == "html_inline" and hidden_inline_tag(child.content):
+            parts.append(" " if child.content.lower().startswith("<br") else "")
+        elif child.type in ("text", "code_inline", "html_inline"):
             parts.append(child.content)
         elif child.type in ("softbreak", "hardbreak"):
             parts.append(" ")
-    return "".join(parts)
+    return " ".join("".join(parts).split())
 
 
 def parse_markdown(text: str) -> Parsed:

@@ -8,11 +8,35 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["module_lines", "opens_with_tag", "visible_lines"]
+__all__ = ["hidden_inline_tag", "module_lines", "opens_with_tag", "visible_lines"]
 
 _MODULE_LINE = re.compile(r"\s*(?:import\s+(?:[\w*{}\s,]+\s+from\s+)?[\"'][^\"']+[\"'];?"
                           r"|export\s+(?:const|let|var|function)\s+\w.*|export\s+default\s+\S.*)\s*")
 _TAG_START = re.compile(r"</?[A-Za-z]")
+_INLINE_TAG = re.compile(r"<(?:!--.*?--|/?([A-Za-z][A-Za-z0-9-]*)\b[^>]*)>", re.S)
+# the elements of HTML a page may carry inside a heading's or a paragraph's text; a tag of these
+# is markup, while an unknown one in upper or mixed case (``<GND>``, ``<mySerial>``) is
+# most likely a placeholder the writer meant to show
+HTML_ELEMENTS = frozenset(
+    "a abbr b bdi bdo big br cite code data del dfn em font i img input ins kbd label mark meter "
+    "output picture q rp rt ruby s samp small source span strike strong sub sup svg time tt u var "
+    "video audio wbr div p section details summary center iframe".split())
+
+
+def hidden_inline_tag(markup: str) -> bool:
+    """Whether ``markup`` (one inline HTML token of a Markdown file: ``<a id="x">``, ``</a>``,
+    ``<br/>``, ``<!-- note -->``) is a tag or comment the rendered page does not show: an HTML
+    comment, a tag of an HTML element (any case), or an MDX component (``<TabItem>``: a capital,
+    then lower case). ``<GND>`` and ``<mySerial>`` are kept: a writer's placeholders, shown as text
+    on many rendered pages' sources and meant for the reader."""
+    m = _INLINE_TAG.fullmatch(markup.strip())
+    if m is None:
+        return False
+    name = m.group(1)
+    if name is None:  # a comment
+        return True
+    return name.lower() in HTML_ELEMENTS or (name[0].isupper() and any(ch.islower() for ch in name[1:])
+                                               and not any(ch.isupper() for ch in name[1:2]))
 
 
 def module_lines(text: str) -> bool:

@@ -248,3 +248,16 @@ def test_an_mdx_file_is_read_as_markdown(tmp_path: Path) -> None:
 
     (tmp_path / "page.mdx").write_text("# Page\n\nText.\n", encoding="utf-8")
     assert FORMATS[".mdx"] == "markdown" and holds_manuals(tmp_path)
+
+
+def test_a_headings_html_tags_are_not_its_text_but_its_placeholders_are(lib: Path) -> None:
+    page = ("# MQTT<a id=\"mqtt\"></a>\n\n"
+            "## Status <a id=\"status\" />\n\nThe state topic holds the status.\n\n"
+            "## Reset<br/>the <span class=\"x\">consumable</span> <!-- keep short -->\n\nSend the reset.\n\n"
+            "## Wire `<PIN>` to <GND>\n\nUse the ground pin.\n")
+    _doc, chunks = chunks_of(lib, "mqtt.md", page)
+    paths = {c.heading_path for c in chunks}
+    assert ("MQTT", "Status") in paths
+    assert ("MQTT", "Reset the consumable") in paths
+    assert ("MQTT", "Wire <PIN> to <GND>") in paths  # code and a writer's placeholder stay
+    assert not any("<a" in h or "<span" in h or "<!--" in h for p in paths for h in p)
