@@ -103,9 +103,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--l2", type=float, default=0.01)
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--write", action="store_true", help="store the model in models/passage_order/")
+    ap.add_argument("--config", type=Path, default=None, help="config TOML (default: the user's)")
     args = ap.parse_args(argv)
     t0 = time.time()
-    config = load_config(None).replace(**{"retrieval.passage_order": ""})
+    config = load_config(args.config).replace(**{"retrieval.passage_order": ""})
     with Library.open(args.corpus, config, args.index) as lib:
         lib.build()
         rows = collect(lib, load_questions(args.questions), args.depth)
