@@ -19,6 +19,7 @@ from datetime import date as Date
 from typing import Any
 
 from engine.answer.conflicts import table_cells
+from engine.lang.markup import hidden_inline_tag
 from engine.safety import terminal_safe
 from engine.types import Answer, Citation, Claim, Conflict, ConflictSide, Trace
 
@@ -79,13 +80,17 @@ CHANGED_NOTE = "changed since indexing: re-index"
 _MD_IMAGE = re.compile(r"[ \t]*\[!\[[^\]\n]*\]\([^)\s]*\)\]\([^)\s]*\)|[ \t]*!\[[^\]\n]*\]\([^)\s]*\)")
 _MD_LINK = re.compile(r"(?<!!)\[([^\]\n]+)\]\([^)\s]*(?:\s+\"[^\"\n]*\")?\)")
 _MD_STRONG = re.compile(r"(?<![\w*])\*\*(?=\S)(.+?)(?<=\S)\*\*(?![\w*])")  # not "__": __init__
+_HTML_TAG = re.compile(r"<!--.*?-->|</?[A-Za-z][A-Za-z0-9-]*\b[^<>]*>", re.S)
+_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
 
 
 def claim_display(cl: Claim) -> str:
     """A claim as shown: verbatim, except a table row with its header, whose cells are shown
     with their columns ("Impeller nut — Size: M16 · Torque (N·m): 38"), and Markdown's inline
-    markup in prose: a link shows its text, an image nothing, bold its words (code spans keep
-    their backticks), and a sentence wrapped over indented lines reads as one line. ``cl.text``
+    markup in prose: a link shows its text, an image nothing, bold its words, an HTML element's
+    tags nothing (``<br/>`` a space; engine.lang.markup.hidden_inline_tag: ``<GND>`` stays), code
+    spans keep their backticks and what is in them, and a sentence wrapped over indented lines
+    reads as one line. ``cl.text``
     itself stays the verbatim span it cites; a code block is shown as it is."""
     if cl.code:
         return cl.text
@@ -99,8 +104,20 @@ def claim_display(cl: Claim) -> str:
 
 
 def _inline_markup_read(text: str) -> str:
-    shown = _MD_STRONG.sub(r"\1", _MD_LINK.sub(r"\1", _MD_IMAGE.sub("", text)))
+    shown = _MD_STRONG.sub(r"\1", _MD_LINK.sub(r"\1", _MD_IMAGE.sub("", _html_tags_hidden(text))))
     return re.sub(r"\s+", " ", shown).strip() or text  # a sentence wrapped and indented reads as one line
+
+
+def _html_tags_hidden(text: str) -> str:
+    def hide(m: re.Match) -> str:
+        tag = m.group(0)
+        return (" " if tag[:3].lower() == "<br" else "") if hidden_inline_tag(tag) else tag
+
+    out, at = [], 0
+    for code in _CODE_SPAN.finditer(text):  # a code span shows its tags as written
+        out += [_HTML_TAG.sub(hide, text[at:code.start()]), code.group(0)]
+        at = code.end()
+    return "".join(out) + _HTML_TAG.sub(hide, text[at:])
 
 
 def citation_line(c: Citation) -> str:

@@ -67,7 +67,7 @@ def test_markdown_export_reads_back_as_written():
     from engine.types import Answer, Citation, Claim
 
     texts = ["ERR_CACHE_STALE (firmware 1.3) means the cache is stale", "# not a heading", "1. not a list",
-             "- not a list", "[bold]x[/bold] | a*b _c_ <b>bold</b> &amp; R&D", "version 1.3 of `code`"]
+             "- not a list", "[bold]x[/bold] | a*b _c_ <GND> <mySerial> &amp; R&D", "version 1.3 of `code`"]
     cite = Citation(1, "c", "d", "Title", "1.3", None, "active", (), "a.md", 1, 2)
     a = Answer("q", tuple(Claim(t, 1, 0, len(t)) for t in texts), (cite,))
     rendered = html.unescape(re.sub(r"<[^>]+>", "", MarkdownIt("commonmark").enable("table").render(
@@ -103,6 +103,9 @@ def test_a_claim_shows_markdown_links_as_their_text_but_keeps_its_verbatim_span(
     assert shown(f"Turn on the proxy. {linked}") == "Turn on the proxy."
     assert shown("not valid on the XY\n   endstops of corexy  printers") == "not valid on the XY endstops of corexy printers"
     assert shown("[LINK](x)\n[b](y)", code=True) == "[LINK](x)\n[b](y)"  # a code block is shown as written
+    assert shown("Long-press the button.<br/>A modal <span class=\"k\">opens</span>.<!-- todo -->") == \
+        "Long-press the button. A modal opens."
+    assert shown("Wire <GND> to `<br>` and <mySerial>.") == "Wire <GND> to `<br>` and <mySerial>."
     data = answer_to_dict(_answer(text, trace=None))
     assert data["claims"][0]["text"] == text and data["claims"][0]["display"] == shown(text)
     assert "If so, calibrate the z_offset again with care. [1]" in render_text(_answer(text, trace=None))
