@@ -210,3 +210,69 @@ def test_an_answer_says_which_names_no_document_mentions(open_library, write_lib
         assert any("no document searched mentions Grundfos" in n for n in a.notes), a.notes
     a = compose_answer("How often replace the seal?", lib.search("How often replace the seal?"), model, Config())
     assert not any("mentions" in n for n in a.notes)
+
+
+def test_the_question_prior_reads_the_wording_in_any_script_and_round_trips(tmp_path):
+    from engine.answer.question_prior import DIM, QuestionPrior, question_indices, question_matrix
+
+    q = "Combien coûte la carte 主板 ?"
+    idx = question_indices(q)
+    assert np.array_equal(idx, question_indices(q)) and len(set(idx.tolist())) == len(idx)
+    assert set(question_indices("主板")) <= set(idx) and len(question_indices("主板")) > 0  # CJK by its n-grams
+    row = question_matrix([q])[0]
+    assert np.linalg.norm(row) == pytest.approx(1.0) and np.count_nonzero(row) == len(idx)
+    weights = np.zeros(DIM)
+    weights[question_indices("cost")] = -1.0
+    prior = QuestionPrior(weights, 0.5)
+    assert prior.logit("what does it cost?") < prior.logit("why?") == pytest.approx(0.5)  # no slot of "cost" in it
+    base = _variant(BASE_FEATURES + ("question_prior",), np.ones(len(BASE_FEATURES) + 1))
+    m = AnswerabilityModel(base, None, "emb", "ce", "test", prior)
+    path = tmp_path / "a.json"
+    path.write_text(json.dumps(m.to_json()))
+    back = load_model(path)
+    assert back.prior.logit("what does it cost?") == pytest.approx(prior.logit("what does it cost?"))
+    feats = back.with_prior("what does it cost?", {"unit_cos": 0.9})
+    assert feats == {"unit_cos": 0.9, "question_prior": pytest.approx(prior.logit("what does it cost?"))}
+    damaged = m.to_json()
+    damaged["question_prior"] = None  # a variant that reads the prior needs it
+    path.write_text(json.dumps(damaged))
+    with pytest.raises(ValueError, match="no question prior"):
+        load_model(path)
+
+
+def test_the_fitted_question_prior_separates_its_training_questions_and_is_scored_out_of_set():
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location(
+        "ans_fit", Path(__file__).resolve().parents[1] / "models" / "answerability" / "fit.py")
+    fit = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fit)
+    rows = []
+    for s, (yes, no) in {"klipper-manuals": ("why does my bed stop heating", "how much does the board cost"),
+                         "px4-docs": ("why does my drone drift", "how much does the radio cost")}.items():
+        for k in range(4):
+            rows.append({"set": s, "kind": "answerable", "label": 1, "question": f"{yes} {k}", "features": {}})
+            rows.append({"set": s, "kind": "noanswer", "label": 0, "question": f"{no} {k}", "features": {}})
+    prior = fit.fit_prior(rows, {"klipper-manuals", "px4-docs"})
+    assert prior.logit("why does my printer stop") > prior.logit("how much does the fan cost")
+    scored = fit.with_priors(rows)
+    # a row is scored by the prior fitted without its own set: the same question gets another value
+    # than the prior of every set gives it
+    r = scored[0]
+    assert r["features"]["question_prior"] != pytest.approx(prior.logit(r["question"]))
+    only_px4 = fit.fit_prior(rows, {"px4-docs"})
+    assert r["features"]["question_prior"] == pytest.approx(only_px4.logit(r["question"]))
+
+
+def test_a_damaged_question_prior_is_refused_with_its_reason(tmp_path):
+    from engine.answer.question_prior import QuestionPrior
+
+    good = QuestionPrior(np.linspace(-1, 1, 64), 0.1).to_json()
+    assert QuestionPrior.from_json(good).logit("x") == pytest.approx(QuestionPrior.from_json(good).logit("x"))
+    for damage, reason in (({"weights_f32_base64": "not base64!"}, "not base64"), ({"dim": 65}, "do not match"),
+                           ({"weights_f32_base64": __import__("base64").b64encode(
+                               np.full(64, np.nan, "<f4").tobytes()).decode()}, "not all finite"),
+                           ({"ngrams": [0]}, "n-gram")):
+        with pytest.raises(ValueError, match=reason):
+            QuestionPrior.from_json({**good, **damage})

@@ -99,7 +99,8 @@ def answerability(question: str, result: SearchResult, library, a: Assessment, c
         return None
     use_ce = model.with_ce is not None and (config.retrieval.rerank or config.answer.answerability_cross_encoder)
     checksum = getattr(library, "reranker_checksum", lambda: None)() if use_ce else None
-    feats = evidence_features(question, result, library, a, with_ce=use_ce and checksum == model.reranker_checksum)
+    feats = model.with_prior(question, evidence_features(question, result, library, a,
+                                                         with_ce=use_ce and checksum == model.reranker_checksum))
     variant = model.variant(feats, checksum)
     p = variant.probability(feats)
     threshold = config.answer.answerability_threshold

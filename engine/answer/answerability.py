@@ -24,7 +24,10 @@ One calibrated number per question, from features that hold for any corpus:
   (engine.answer.answertype: one feature among the others, never the rule),
 - a name the question gives (a product, a board, a brand: engine.lang.names, by its shape) that no
   eligible passage of the library mentions at all (``Trace.unknown_names``): a question about the
-  "Creality Sonic Pad" is not answered by the passages about the neighbouring topic.
+  "Creality Sonic Pad" is not answered by the passages about the neighbouring topic,
+- the question's own wording (``question_prior``, engine.answer.question_prior: a logistic model of
+  its hashed words and character n-grams, fitted with the rest on the manual sets' train questions,
+  stored in the same file): some kinds of question manuals answer more often than others.
 
 A logistic regression over those (standardised) features gives the probability; its weights,
 the feature names and the abstention threshold are a fact about the models they were fitted
@@ -45,12 +48,14 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.answer.question_prior import QuestionPrior
 from engine.fitted import load_fitted
 from engine.lang.language import question_language
 from engine.lang.words import terms
 from engine.types import Chunk, SearchResult
 
-__all__ = ["AnswerabilityModel", "BASE_FEATURES", "CE_FEATURES", "CE_PASSAGES", "features", "load_model"]
+__all__ = ["AnswerabilityModel", "BASE_FEATURES", "CE_FEATURES", "CE_PASSAGES", "PRIOR_FEATURES", "features",
+           "load_model"]
 
 BASE_FEATURES = (
     "unit_cos", "passage_cos", "passage_margin", "lex_cover_top", "lex_cover_best", "unit_overlap",
@@ -58,6 +63,7 @@ BASE_FEATURES = (
     "type_missing", "question_terms", "name_unknown", "unit_gap", "passage_gap",
 )
 CE_FEATURES = ("ce_top", "ce_first", "ce_margin")  # counted for same-language pairs only (below)
+PRIOR_FEATURES = ("question_prior",)  # the fitted QuestionPrior's logit (AnswerabilityModel.with_prior)
 # the lexical view of the evidence, counted for a same-language question only (below); the lexical
 # covers count the question's words that way too, and its codes and numbers in any language
 LEXICAL_FEATURES = ("unit_overlap", "branch_agree")
@@ -169,8 +175,9 @@ class Variant:
         arrays = [np.asarray(d[k], dtype=np.float64) for k in ("mean", "scale", "weights")]
         if any(a.shape != (len(names),) for a in arrays) or not np.all(arrays[1] > 0):
             raise ValueError("answerability model: arrays do not match its feature list")
-        if not set(names) <= set(BASE_FEATURES) | set(CE_FEATURES):
-            raise ValueError(f"answerability model: unknown features {sorted(set(names) - set(BASE_FEATURES) - set(CE_FEATURES))}")
+        unknown = set(names) - set(BASE_FEATURES) - set(CE_FEATURES) - set(PRIOR_FEATURES)
+        if unknown:
+            raise ValueError(f"answerability model: unknown features {sorted(unknown)}")
         return cls(names, *arrays, float(d["bias"]), float(d["threshold"]))
 
 
@@ -183,6 +190,14 @@ class AnswerabilityModel:
     embedder_checksum: str  # the features are cosines of this embedder's vectors
     reranker_checksum: str  # ... and logits of this cross-encoder (with_ce)
     source: str = ""
+    prior: QuestionPrior | None = None  # the question_prior feature's model, when the variants use it
+
+    def with_prior(self, question: str, feats: Mapping[str, float]) -> dict[str, float]:
+        """``feats`` and, with a question prior, its logit for ``question``."""
+        out = dict(feats)
+        if self.prior is not None:
+            out["question_prior"] = self.prior.logit(question)
+        return out
 
     def variant(self, feats: Mapping[str, float], reranker_checksum: str | None) -> Variant:
         if (self.with_ce is not None and reranker_checksum == self.reranker_checksum
@@ -193,14 +208,20 @@ class AnswerabilityModel:
     def to_json(self) -> dict:
         return {"format": 1, "embedder_checksum": self.embedder_checksum,
                 "reranker_checksum": self.reranker_checksum, "source": self.source,
-                "base": self.base.to_json(), "with_ce": self.with_ce.to_json() if self.with_ce else None}
+                "base": self.base.to_json(), "with_ce": self.with_ce.to_json() if self.with_ce else None,
+                "question_prior": self.prior.to_json() if self.prior is not None else None}
 
     @classmethod
     def from_json(cls, d: Mapping) -> AnswerabilityModel:
         if d.get("format") != 1:
             raise ValueError(f"answerability model: unknown format {d.get('format')!r}")
-        return cls(Variant.from_json(d["base"]), Variant.from_json(d["with_ce"]) if d.get("with_ce") else None,
-                   str(d["embedder_checksum"]), str(d.get("reranker_checksum", "")), str(d.get("source", "")))
+        base = Variant.from_json(d["base"])
+        with_ce = Variant.from_json(d["with_ce"]) if d.get("with_ce") else None
+        prior = QuestionPrior.from_json(d["question_prior"]) if d.get("question_prior") else None
+        if prior is None and any("question_prior" in v.names for v in (base, with_ce) if v is not None):
+            raise ValueError("answerability model: a variant uses question_prior but the file has no question prior")
+        return cls(base, with_ce, str(d["embedder_checksum"]), str(d.get("reranker_checksum", "")),
+                   str(d.get("source", "")), prior)
 
 
 def load_model(path: Path) -> AnswerabilityModel:
