@@ -19,7 +19,7 @@ from datetime import date as Date
 from typing import Any
 
 from engine.answer.conflicts import table_cells
-from engine.lang.markup import hidden_inline_tag
+from engine.lang.markup import without_hidden_tags
 from engine.safety import terminal_safe
 from engine.types import Answer, Citation, Claim, Conflict, ConflictSide, Trace
 
@@ -80,8 +80,6 @@ CHANGED_NOTE = "changed since indexing: re-index"
 _MD_IMAGE = re.compile(r"[ \t]*\[!\[[^\]\n]*\]\([^)\s]*\)\]\([^)\s]*\)|[ \t]*!\[[^\]\n]*\]\([^)\s]*\)")
 _MD_LINK = re.compile(r"(?<!!)\[([^\]\n]+)\]\([^)\s]*(?:\s+\"[^\"\n]*\")?\)")
 _MD_STRONG = re.compile(r"(?<![\w*])\*\*(?=\S)(.+?)(?<=\S)\*\*(?![\w*])")  # not "__": __init__
-_HTML_TAG = re.compile(r"<!--.*?-->|</?[A-Za-z][A-Za-z0-9-]*\b[^<>]*>", re.S)
-_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
 
 
 def claim_display(cl: Claim) -> str:
@@ -104,20 +102,8 @@ def claim_display(cl: Claim) -> str:
 
 
 def _inline_markup_read(text: str) -> str:
-    shown = _MD_STRONG.sub(r"\1", _MD_LINK.sub(r"\1", _MD_IMAGE.sub("", _html_tags_hidden(text))))
+    shown = _MD_STRONG.sub(r"\1", _MD_LINK.sub(r"\1", _MD_IMAGE.sub("", without_hidden_tags(text))))
     return re.sub(r"\s+", " ", shown).strip() or text  # a sentence wrapped and indented reads as one line
-
-
-def _html_tags_hidden(text: str) -> str:
-    def hide(m: re.Match) -> str:
-        tag = m.group(0)
-        return (" " if tag[:3].lower() == "<br" else "") if hidden_inline_tag(tag) else tag
-
-    out, at = [], 0
-    for code in _CODE_SPAN.finditer(text):  # a code span shows its tags as written
-        out += [_HTML_TAG.sub(hide, text[at:code.start()]), code.group(0)]
-        at = code.end()
-    return "".join(out) + _HTML_TAG.sub(hide, text[at:])
 
 
 def citation_line(c: Citation) -> str:

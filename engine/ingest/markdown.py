@@ -111,6 +111,23 @@ def _inline_text(tok: Token) -> str:
     return " ".join("".join(parts).split())
 
 
+def _shows_text(inline: Token) -> bool:
+    """Whether a paragraph shows a reader any text. One of pictures and HTML tags only
+    (``[<img src="shot-1.png" width=250>](shot-1.png)``, a row of logos) shows none, unless a
+    picture's alt text says what it shows (``![Wiring of the fan header](fan.png)``) or a tag is a
+    writer's placeholder (``<GND>``: engine.lang.markup.hidden_inline_tag). A paragraph with no
+    picture or tag (punctuation alone: an admonition's closing ``:::``) is left to the rules that
+    know that markup."""
+    pictures = False
+    for child in inline.children or ():
+        if child.type in ("text", "code_inline", "image") and any(ch.isalnum() for ch in child.content):
+            return True
+        if child.type == "html_inline" and not hidden_inline_tag(child.content):
+            return True
+        pictures = pictures or child.type in ("image", "html_inline")
+    return not pictures  # punctuation alone (an admonition's closing ':::') is markup other readers know
+
+
 def parse_markdown(text: str) -> Parsed:
     meta, body_start, warnings = split_front_matter(text)
     tokens = _MD.parse(text[body_start:])
@@ -163,6 +180,9 @@ class _Walk:
                 self.b.heading(int(tok.tag[1]), _inline_text(tokens[i + 1]), s, e, sl, el)
                 self.title_level = self.title_level or int(tok.tag[1])
                 i += 3
+                continue
+            if tok.type == "paragraph_open" and tok.map and i + 1 < len(tokens) and not _shows_text(tokens[i + 1]):
+                i += 3  # a paragraph of pictures only: nothing a reader reads, no block
                 continue
             self.token(tok)
             i += 1

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["hidden_inline_tag", "module_lines", "opens_with_tag", "visible_lines"]
+__all__ = ["hidden_inline_tag", "module_lines", "opens_with_tag", "visible_lines", "without_hidden_tags"]
 
 _MODULE_LINE = re.compile(r"\s*(?:import\s+(?:[\w*{}\s,]+\s+from\s+)?[\"'][^\"']+[\"'];?"
                           r"|export\s+(?:const|let|var|function)\s+\w.*|export\s+default\s+\S.*)\s*")
 _TAG_START = re.compile(r"</?[A-Za-z]")
+_HTML_TAG = re.compile(r"<!--.*?-->|</?[A-Za-z][A-Za-z0-9-]*\b[^<>]*>", re.S)
+_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
+_COMPONENT = re.compile(r"[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)*")  # an MDX component: TabItem, Tabs (no '-': <Ctrl-A> is a key)
 _INLINE_TAG = re.compile(r"<(?:!--.*?--|/?([A-Za-z][A-Za-z0-9-]*)\b[^>]*)>", re.S)
 # the elements of HTML a page may carry inside a heading's or a paragraph's text; a tag of these
 # is markup, while an unknown one in upper or mixed case (``<GND>``, ``<mySerial>``) is
@@ -35,8 +38,7 @@ def hidden_inline_tag(markup: str) -> bool:
     name = m.group(1)
     if name is None:  # a comment
         return True
-    return name.lower() in HTML_ELEMENTS or (name[0].isupper() and any(ch.islower() for ch in name[1:])
-                                               and not any(ch.isupper() for ch in name[1:2]))
+    return name.lower() in HTML_ELEMENTS or bool(_COMPONENT.fullmatch(name))
 
 
 def module_lines(text: str) -> bool:
@@ -76,3 +78,17 @@ def visible_lines(text: str, start: int, end: int) -> set[int]:
             shown.add(line)
         i += 1
     return shown
+
+
+def without_hidden_tags(text: str) -> str:
+    """``text`` (Markdown source) without the tags and comments the rendered page does not show
+    (``hidden_inline_tag``), a ``<br>`` read as a space; a code span keeps its tags as written."""
+    def hide(m: re.Match) -> str:
+        tag = m.group(0)
+        return (" " if tag[:3].lower() == "<br" else "") if hidden_inline_tag(tag) else tag
+
+    out, at = [], 0
+    for code in _CODE_SPAN.finditer(text):
+        out += [_HTML_TAG.sub(hide, text[at:code.start()]), code.group(0)]
+        at = code.end()
+    return "".join(out) + _HTML_TAG.sub(hide, text[at:])

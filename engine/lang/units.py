@@ -16,7 +16,7 @@ from typing import Literal
 
 from engine.ingest.formats import format_of
 from engine.lang.cues import is_safety_label
-from engine.lang.markup import module_lines, opens_with_tag, visible_lines
+from engine.lang.markup import module_lines, opens_with_tag, visible_lines, without_hidden_tags
 from engine.lang.rst import ADORNMENT, line_roles, title_text
 from engine.lang.text import sentence_spans, strip_span
 from engine.types import Chunk
@@ -35,7 +35,8 @@ UnitKind = Literal["sentence", "list_item", "table_row", "code"]
 #    text without blank lines goes on where its sentence has not ended and the next line starts in lower case
 # 9: a line that is one of the chunk's headings (PDF, HTML, plain text: not marked up) is no claim
 # 10: ... and so are the lines of a heading wrapped over up to three lines
-UNITS_VERSION = "10"
+# 11: a line of pictures and hidden HTML tags only is no claim ([<img src="shot.png">](shot.png))
+UNITS_VERSION = "11"
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +70,7 @@ _QUOTE_MARK = re.compile(r"[ \t]*(?:>[ \t]*)+")
 # a Markdown image says nothing a claim can cite, nor does one that links to its full size:
 # [![Client Proxy](/img/proxy_sm.webp)](/img/proxy.webp)
 _IMAGE = re.compile(r"\[!\[[^\]]*\]\([^)]*\)\]\([^)]*\)|!\[[^\]]*\]\([^)]*\)")
+_LINK_TARGET = re.compile(r"\]\([^)\s]*(?:\s+\"[^\"\n]*\")?\)")  # a Markdown link's "](target)"
 CODE_LINES_MAX = 15  # as long as a procedure read out (engine.answer.task.MAX_STEPS); longer: a file to open
 _CODE_OPENING = re.compile(r"(?:[ \t]*\n)*[ \t]*(```|~~~)[^\n]*\n")  # blank lines, then a fence
 # admonition markup: its opening line names the kind and is not a claim; the lines it governs are
@@ -138,7 +140,7 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
     def close_entry() -> None:
         if entry:
             s, e = strip_span(text, entry[0], entry[1])
-            if e > s and _says_something(text[s:e]):
+            if e > s and _says_something(text[s:e], code=True):
                 out.append(("code", s, e, heading, kind_at(s)))
             entry.clear()
 
@@ -336,9 +338,13 @@ def _sentences(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return out
 
 
-def _says_something(text: str) -> bool:
-    """A letter or digit outside image markup."""
-    return any(ch.isalnum() for ch in _IMAGE.sub("", text))
+def _says_something(text: str, code: bool = False) -> bool:
+    """A letter or digit outside image markup; in prose also outside the tags a rendered page
+    hides and link targets (``[<img src="shot-1.png" width=250>](shot-1.png)`` says nothing), while a
+    code line shows its tags as written (``<Ctrl-A><Ctrl-P>``)."""
+    if code:
+        return any(ch.isalnum() for ch in _IMAGE.sub("", text))
+    return any(ch.isalnum() for ch in _LINK_TARGET.sub("", without_hidden_tags(_IMAGE.sub("", text))))
 
 
 def is_rst(chunk: Chunk) -> bool:

@@ -261,3 +261,20 @@ def test_a_headings_html_tags_are_not_its_text_but_its_placeholders_are(lib: Pat
     assert ("MQTT", "Reset the consumable") in paths
     assert ("MQTT", "Wire <PIN> to <GND>") in paths  # code and a writer's placeholder stay
     assert not any("<a" in h or "<span" in h or "<!--" in h for p in paths for h in p)
+
+
+def test_a_paragraph_of_pictures_only_is_no_text_but_a_described_picture_is(lib: Path) -> None:
+    from engine.ingest.markdown import parse_markdown
+    from engine.lang.units import split_units
+
+    shots = "\n".join(f'[<img src="https://example.org/shot-{k}.png" width=250>](https://example.org/shot-{k}.png)'
+                      for k in range(1, 6))
+    page = (f"# App\n\nIt lists the robots.\n\n## Screenshots\n\n{shots}\n\n## Wiring\n\n"
+            "![Wiring of the fan header](fan.png)\n\n![](logo.png) [![](badge.svg)](https://example.org)\n\n"
+            "Connect the fan.\n\n:::\n")
+    blocks = [page[b.char_start:b.char_end] for b in parse_markdown(page).blocks if b.kind != "heading"]
+    assert blocks == ["It lists the robots.", "![Wiring of the fan header](fan.png)", "Connect the fan.", ":::"]
+    _doc, chunks = chunks_of(lib, "app.md", page)
+    units = [u.text for c in chunks for u in split_units(c)]
+    assert not any("shot-" in u or "badge.svg" in u or "logo.png" in u for u in units), units
+    assert not any("shot-1.png" in c.text for c in chunks if c.heading_path[-1] == "Screenshots")
