@@ -3,6 +3,7 @@
     .venv/bin/python models/answerability/fit.py dump --out /tmp/ans-train.jsonl \\
         --sets klipper-manuals:train,meshtastic-docs:train,micropython-docs:train,px4-docs:train,\
 valetudo-docs:train,piaf-fr:train:150,cmrc-zh:train:150,drcd-zh-hant:train:150
+        # wled-docs (both splits) stays out of the shipped fit: the manual set no model has seen
     .venv/bin/python models/answerability/fit.py cv /tmp/ans-train.jsonl     # leave one manual set out
     .venv/bin/python models/answerability/fit.py fit /tmp/ans-train.jsonl --write
     .venv/bin/python models/answerability/fit.py dump --out /tmp/ans-dev.jsonl --sets klipper-manuals:dev
@@ -35,7 +36,17 @@ seen (``with_priors``). What it learned (2026-12-01): "how many", "max", "which"
 "default" toward an answer (a symptom a troubleshooting section covers). Leave one manual set out
 (the prior refitted without the held-out set as well), five sets, 0.08: .053 / .446 / .844
 against .059 / .379 / .816 without it (``cv --no-prior``); every held-out set's AUC rises
-(klipper-manuals .882 -> .907, whose questions were written apart from ours).
+(klipper-manuals .882 -> .907, whose questions were written apart from ours). The sixth set
+(wled-docs), whose writer was asked to vary the forms on both sides (answerable how-many and
+which-value questions, unanswerable symptoms), asked of the five-set models before it joined:
+without the prior .080 / .360 on its train split, with it .067 / .440. Six sets (1,996 train
+rows), 0.08: .066 / .431 / .835 with the prior, .075 / .343 / .803 without. It stays out of the
+shipped fit, as the one manual set no fitted model has seen: with it the answer-type feature's
+weight halves (``type_missing`` -.40 -> -.20) on one row, an answerable "how do I pair the
+WIZmote remote" whose answer (enter its MAC address) never says "pair" (engine.answer.answertype
+reads words), and the bundled samples, whose no-answer questions ask for attributes the manuals
+lack, abstain on .40 of them instead of 1.0 (dev: klipper .484 -> .452, Meshtastic .522 -> .565,
+MicroPython .400 -> .440, PX4 .360 -> .400 at answerable .029 -> .059, Valetudo .360 -> .320).
 
 ``cv`` chooses those by leaving one manual set out at a time (fit on the other sets' train rows,
 threshold included; score the held-out set's train rows): the nearest thing to a manual the
@@ -86,7 +97,8 @@ from engine.search.diagnose import GoldResolver  # noqa: E402
 EVAL = ROOT.parent / "shared" / "eval"
 TRAINING = ROOT / "models" / "training"  # the project's own training sets (models/training/README.md)
 OUT = ROOT / "models" / "answerability" / "answerability.json"
-IN_DOMAIN = ("klipper-manuals", "meshtastic-docs", "micropython-docs", "px4-docs", "valetudo-docs")  # manuals (the rest: Wikipedia QA)
+IN_DOMAIN = ("klipper-manuals", "meshtastic-docs", "micropython-docs", "px4-docs", "valetudo-docs",
+             "wled-docs")  # manuals (the rest: Wikipedia QA); wled-docs is held out of the shipped fit
 
 
 def set_folder(name: str) -> Path:
