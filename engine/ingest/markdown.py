@@ -24,7 +24,7 @@ from markdown_it.token import Token
 
 from engine.ingest.blocks import BlockBuilder, Parsed
 from engine.ingest.text import cjk_heading_level
-from engine.lang.markup import hidden_inline_tag, module_lines, opens_with_tag, visible_lines
+from engine.lang.markup import hidden_inline_tag, module_lines, opens_with_tag, visible_lines, without_hidden_tags
 from engine.lang.text import line_starts, strip_span
 
 _FRONT_END = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.M)
@@ -102,9 +102,9 @@ def _inline_text(tok: Token) -> str:
     id="status" />`` is "Status"; engine.lang.markup.hidden_inline_tag), a break a space."""
     parts: list[str] = []
     for child in tok.children or ():
-        if child.type == "html_inline" and hidden_inline_tag(child.content):
-            parts.append(" " if child.content.lower().startswith("<br") else "")
-        elif child.type in ("text", "code_inline", "html_inline"):
+        if child.type == "html_inline":
+            parts.append(without_hidden_tags(child.content))
+        elif child.type in ("text", "code_inline"):
             parts.append(child.content)
         elif child.type in ("softbreak", "hardbreak"):
             parts.append(" ")

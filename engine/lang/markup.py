@@ -13,10 +13,9 @@ __all__ = ["hidden_inline_tag", "module_lines", "opens_with_tag", "visible_lines
 _MODULE_LINE = re.compile(r"\s*(?:import\s+(?:[\w*{}\s,]+\s+from\s+)?[\"'][^\"']+[\"'];?"
                           r"|export\s+(?:const|let|var|function)\s+\w.*|export\s+default\s+\S.*)\s*")
 _TAG_START = re.compile(r"</?[A-Za-z]")
-_HTML_TAG = re.compile(r"<!--.*?-->|</?[A-Za-z][A-Za-z0-9-]*\b[^<>]*>", re.S)
+_HTML_TAG = re.compile(r"<(?:!--.*?--|/?([A-Za-z][A-Za-z0-9-]*)\b[^<>]*)>", re.S)  # a tag (its name) or a comment
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
-_COMPONENT = re.compile(r"[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)*")  # an MDX component: TabItem, Tabs (no '-': <Ctrl-A> is a key)
-_INLINE_TAG = re.compile(r"<(?:!--.*?--|/?([A-Za-z][A-Za-z0-9-]*)\b[^>]*)>", re.S)
+_COMPONENT = re.compile(r"[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)*")  # MDX's TabItem, Tabs; not <Ctrl-A>, <GND>
 # the elements of HTML a page may carry inside a heading's or a paragraph's text; a tag of these
 # is markup, while an unknown one in upper or mixed case (``<GND>``, ``<mySerial>``) is
 # most likely a placeholder the writer meant to show
@@ -29,10 +28,10 @@ HTML_ELEMENTS = frozenset(
 def hidden_inline_tag(markup: str) -> bool:
     """Whether ``markup`` (one inline HTML token of a Markdown file: ``<a id="x">``, ``</a>``,
     ``<br/>``, ``<!-- note -->``) is a tag or comment the rendered page does not show: an HTML
-    comment, a tag of an HTML element (any case), or an MDX component (``<TabItem>``: a capital,
-    then lower case). ``<GND>`` and ``<mySerial>`` are kept: a writer's placeholders, shown as text
-    on many rendered pages' sources and meant for the reader."""
-    m = _INLINE_TAG.fullmatch(markup.strip())
+    comment, a tag of an HTML element (any case), or an MDX component (``<TabItem>``: a
+    capitalised name without '-'). ``<GND>``, ``<mySerial>`` and ``<Ctrl-A>`` are kept: a writer's
+    placeholders, meant for the reader."""
+    m = _HTML_TAG.fullmatch(markup.strip())
     if m is None:
         return False
     name = m.group(1)
