@@ -88,8 +88,8 @@ def claim_display(cl: Claim) -> str:
     markup in prose: a link shows its text, an image nothing, bold its words, an HTML element's
     tags nothing (``<br/>`` a space; engine.lang.markup.hidden_inline_tag: ``<GND>`` stays), code
     spans keep their backticks and what is in them, and a sentence wrapped over indented lines
-    reads as one line. ``cl.text``
-    itself stays the verbatim span it cites; a code block is shown as it is."""
+    reads as one line. ``cl.text`` itself stays the verbatim span it cites; a code block is shown
+    as it is."""
     if cl.code:
         return cl.text
     if not cl.header or not cl.text.lstrip().startswith("|"):
