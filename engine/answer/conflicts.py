@@ -152,13 +152,13 @@ def table_header(chunk: Chunk, unit: Unit) -> str:
     rel = unit.char_start - chunk.char_start
     lines = chunk.text[:rel].splitlines()
     rule = re.compile(r"^\s*\|?\s*:?-{2,}")
-    for i in range(len(lines) - 1, 0, -1):
-        if rule.match(lines[i]) and lines[i - 1].lstrip().startswith("|"):
+    for i in range(len(lines) - 1, 0, -1):  # rows need no pipe at either end (GitHub tables)
+        if rule.match(lines[i]) and "|" in lines[i - 1]:
             return lines[i - 1]
-        if not lines[i].lstrip().startswith("|"):
+        if "|" not in lines[i]:
             break
     for line in chunk.context.splitlines():  # the chunker may carry the header in context
-        if line.lstrip().startswith("|") and not rule.match(line):
+        if "|" in line and not rule.match(line):
             return line
     return ""
 

@@ -36,7 +36,8 @@ UnitKind = Literal["sentence", "list_item", "table_row", "code"]
 # 9: a line that is one of the chunk's headings (PDF, HTML, plain text: not marked up) is no claim
 # 10: ... and so are the lines of a heading wrapped over up to three lines
 # 11: a line of pictures and hidden HTML tags only is no claim ([<img src="shot.png">](shot.png))
-UNITS_VERSION = "11"
+# 12: a Markdown table's rows need no pipe at either end (GitHub tables: "on | bool | On/Off state")
+UNITS_VERSION = "12"
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +65,7 @@ _LIST_MARK = re.compile(r"[ \t]*(?:(?:[-*+•·]|\d{1,3}[.)]|[a-zA-Z#][.)])[ \t\
 _SENTENCE_ENDS = ".!?:;。！？：；"
 _TABLE_ROW = re.compile(r"[ \t]*\|.*\|[ \t]*$")
 _TABLE_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*$")
+_PIPE_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(\|[ \t]*:?-{2,}:?[ \t]*)+\|?[ \t]*$")  # GFM: a pipe in it
 _HEADING = re.compile(r"[ \t]*#{1,6}[ \t]")
 FENCE = re.compile(r"[ \t]*(```|~~~)")  # a code fence line (the chunker reads it too)
 _QUOTE_MARK = re.compile(r"[ \t]*(?:>[ \t]*)+")
@@ -164,6 +166,8 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
     # in a text whose headings are not marked up (PDF, HTML, plain text), the lines that read as one of
     # the chunk's headings are that heading, not statements
     titled = _heading_lines(raws, chunk.heading_path) if roles is None else {}
+    piped = pipe_table_lines([r.rstrip("\r\n") for r in raws], chunk.kind == "table" and "|" in chunk.context)
+    piped = piped if format_of(chunk.path) == "markdown" else set()
     opened_at = 0  # the indentation of the open admonition's opening line
     for k, raw in enumerate(raws):
         line_start, line_end = pos, pos + len(raw.rstrip("\r\n"))
@@ -230,7 +234,7 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
             flush()
             heading = titled[k]
             continue
-        if _TABLE_ROW.match(line):
+        if _TABLE_ROW.match(line) or (k in piped and not in_fence):
             flush()
             if not _TABLE_RULE.match(line):
                 s, e = strip_span(text, line_start, line_end)
@@ -336,6 +340,27 @@ def _sentences(text: str, start: int, end: int) -> list[tuple[int, int]]:
         if b > a and _says_something(text[a:b]):
             out.append((a, b))
     return out
+
+
+def pipe_table_lines(lines: Sequence[str], in_table: bool = False) -> set[int]:
+    """Indices of the lines of ``lines`` that are rows (or the header and rule) of a GitHub pipe
+    table, whose rows need no pipe at either end (``on | bool | On/Off state``): a rule with a pipe
+    under a line with a pipe opens one, and it goes on over the lines with a pipe up to a blank
+    line. ``in_table``: the lines start inside a table (a chunk cut from one: its header is in
+    the chunk's context), so the pipe lines before the first blank line are rows too."""
+    rows: set[int] = set()
+    inside = in_table
+    for k, line in enumerate(lines):
+        if not line.strip():
+            inside = False
+        elif _PIPE_RULE.match(line) and k > 0 and "|" in lines[k - 1] and lines[k - 1].strip():
+            rows.update((k - 1, k))
+            inside = True
+        elif inside and "|" in line:
+            rows.add(k)
+        else:
+            inside = False
+    return rows
 
 
 def _says_something(text: str, code: bool = False) -> bool:

@@ -278,3 +278,27 @@ def test_a_paragraph_of_pictures_only_is_no_text_but_a_described_picture_is(lib:
     units = [u.text for c in chunks for u in split_units(c)]
     assert not any("shot-" in u or "badge.svg" in u or "logo.png" in u for u in units), units
     assert not any("shot-1.png" in c.text for c in chunks if c.heading_path[-1] == "Screenshots")
+
+
+def test_a_table_whose_rows_have_no_outer_pipes_gives_one_row_per_line_with_its_header(lib: Path) -> None:
+    from engine.answer.conflicts import table_header
+    from engine.lang.units import split_units
+    from engine.render import claim_display
+    from engine.types import Claim
+
+    page = ("# API\n\n## State object\n\n| JSON key | Value range | Description\n| --- | --- | --- |\n"
+            "on | bool | On/Off state of the light.\nbri | 0 to 255 | Brightness of the light.\n"
+            "udpn.nn | bool | Don't send a broadcast packet. Not included in state response.\n\n"
+            "Send the state as JSON. It updates the light.\n")
+    _doc, chunks = chunks_of(lib, "api.md", page)
+    units = [(u, c) for c in chunks for u in split_units(c)]
+    rows = [u.text for u, _c in units if u.kind == "table_row"]
+    assert rows == ["| JSON key | Value range | Description",  # as a table with outer pipes: the header is a row
+                    "on | bool | On/Off state of the light.", "bri | 0 to 255 | Brightness of the light.",
+                    "udpn.nn | bool | Don't send a broadcast packet. Not included in state response."]
+    assert [u.text for u, _c in units if u.kind == "sentence"] == ["Send the state as JSON.", "It updates the light."]
+    u, c = next((u, c) for u, c in units if u.text.startswith("bri"))
+    header = table_header(c, u)
+    assert header == "| JSON key | Value range | Description"
+    shown = claim_display(Claim(text=u.text, citation=1, char_start=0, char_end=len(u.text), header=header))
+    assert shown == "bri — Value range: 0 to 255 · Description: Brightness of the light."
