@@ -276,3 +276,17 @@ def test_a_damaged_question_prior_is_refused_with_its_reason(tmp_path):
                            ({"ngrams": [0]}, "n-gram")):
         with pytest.raises(ValueError, match=reason):
             QuestionPrior.from_json({**good, **damage})
+
+
+def test_the_shipped_model_reads_the_question_prior_and_matches_its_manifest():
+    import hashlib
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parents[1] / "models" / "answerability"
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    path = folder / "answerability.json"
+    assert manifest["files"]["answerability.json"] == hashlib.sha256(path.read_bytes()).hexdigest()
+    m = load_model(path)
+    assert m.prior is not None
+    assert all("question_prior" in v.names for v in (m.base, m.with_ce) if v is not None)
+    assert np.isfinite(m.prior.logit("Wie viel kostet das Netzteil?"))
