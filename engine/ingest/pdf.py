@@ -419,6 +419,8 @@ _EM_SHARE = 0.5
 def _advance(text: str, size: float) -> float:
     """The estimated width of ``text`` set at ``size``."""
     return size * sum(1.0 if unicodedata.east_asian_width(ch) in "WF" else _EM_SHARE for ch in text)
+
+
 # Two prose columns: at least this many lines split at the same gutter, each side this long.
 _COLUMN_MIN_LINES = 3
 _COLUMN_MIN_CHARS = 20

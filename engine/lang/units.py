@@ -65,7 +65,6 @@ _LIST_MARK = re.compile(r"[ \t]*(?:(?:[-*+•·]|\d{1,3}[.)]|[a-zA-Z#][.)])[ \t\
 _SENTENCE_ENDS = ".!?:;。！？：；"
 _TABLE_ROW = re.compile(r"[ \t]*\|.*\|[ \t]*$")
 _TABLE_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*$")
-_PIPE_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(\|[ \t]*:?-{2,}:?[ \t]*)+\|?[ \t]*$")  # GFM: a pipe in it
 _HEADING = re.compile(r"[ \t]*#{1,6}[ \t]")
 FENCE = re.compile(r"[ \t]*(```|~~~)")  # a code fence line (the chunker reads it too)
 _QUOTE_MARK = re.compile(r"[ \t]*(?:>[ \t]*)+")
@@ -161,13 +160,14 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
     pos = 0
     raws = text.splitlines(keepends=True)
     # reStructuredText: titles, literal blocks and markup are known by their lines
-    roles = line_roles([r.rstrip("\r\n") for r in raws], chunk.in_code) if is_rst(chunk) else None
+    lines = [r.rstrip("\r\n") for r in raws]
+    roles = line_roles(lines, chunk.in_code) if is_rst(chunk) else None
     in_fence = chunk.in_code and roles is None
     # in a text whose headings are not marked up (PDF, HTML, plain text), the lines that read as one of
     # the chunk's headings are that heading, not statements
     titled = _heading_lines(raws, chunk.heading_path) if roles is None else {}
-    piped = pipe_table_lines([r.rstrip("\r\n") for r in raws], chunk.kind == "table" and "|" in chunk.context)
-    piped = piped if format_of(chunk.path) == "markdown" else set()
+    piped = (pipe_table_lines(lines, chunk.kind == "table" and "|" in chunk.context)
+             if format_of(chunk.path) == "markdown" else set())
     opened_at = 0  # the indentation of the open admonition's opening line
     for k, raw in enumerate(raws):
         line_start, line_end = pos, pos + len(raw.rstrip("\r\n"))
@@ -234,7 +234,7 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
             flush()
             heading = titled[k]
             continue
-        if _TABLE_ROW.match(line) or (k in piped and not in_fence):
+        if _TABLE_ROW.match(line) or k in piped:
             flush()
             if not _TABLE_RULE.match(line):
                 s, e = strip_span(text, line_start, line_end)
@@ -353,7 +353,7 @@ def pipe_table_lines(lines: Sequence[str], in_table: bool = False) -> set[int]:
     for k, line in enumerate(lines):
         if not line.strip():
             inside = False
-        elif _PIPE_RULE.match(line) and k > 0 and "|" in lines[k - 1] and lines[k - 1].strip():
+        elif "|" in line and _TABLE_RULE.match(line) and k > 0 and "|" in lines[k - 1]:
             rows.update((k - 1, k))
             inside = True
         elif inside and "|" in line:
