@@ -256,7 +256,7 @@ def test_the_fitted_question_prior_separates_its_training_questions_and_is_score
             rows.append({"set": s, "kind": "noanswer", "label": 0, "question": f"{no} {k}", "features": {}})
     prior = fit.fit_prior(rows, {"klipper-manuals", "px4-docs"})
     assert prior.logit("why does my printer stop") > prior.logit("how much does the fan cost")
-    scored = fit.with_priors(rows)
+    scored, _every = fit.with_priors(rows)
     # a row is scored by the prior fitted without its own set: the same question gets another value
     # than the prior of every set gives it
     r = scored[0]

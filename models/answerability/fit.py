@@ -251,15 +251,20 @@ def fit_prior(rows: list[dict], sets: set[str]) -> QuestionPrior:
     return QuestionPrior(w, b)
 
 
-def with_priors(rows: list[dict]) -> list[dict]:
+def scored(row: dict, prior: QuestionPrior) -> dict:
+    """``row`` with its question's ``question_prior`` feature from ``prior``."""
+    return {**row, "features": {**row["features"], "question_prior": prior.logit(row["question"])}}
+
+
+def with_priors(rows: list[dict]) -> tuple[list[dict], QuestionPrior]:
     """``rows`` with the ``question_prior`` feature, as a model fitted on them will meet it: a
     manual set's rows scored by a prior fitted without that set (a question is never scored by a
-    prior that saw it), the other rows (Wikipedia QA) by the prior of every manual set."""
+    prior that saw it), the other rows (Wikipedia QA) by the prior of every manual set; and that
+    prior (the one a model fitted on ``rows`` ships with)."""
     manuals = {r["set"] for r in rows} & set(IN_DOMAIN)
     priors = {s: fit_prior(rows, manuals - {s}) for s in manuals}
     every = fit_prior(rows, manuals)
-    return [{**r, "features": {**r["features"], "question_prior": priors.get(r["set"], every).logit(r["question"])}}
-            for r in rows]
+    return [scored(r, priors.get(r["set"], every)) for r in rows], every
 
 
 def rates(rows: list[dict], v: Variant) -> dict:
@@ -288,8 +293,7 @@ def _print_rates(title: str, table: dict) -> None:
 def fit(args) -> int:
     rows = load_rows(args.rows)
     has_ce = all(all(n in r["features"] for n in CE_FEATURES) for r in rows)
-    prior = fit_prior(rows, set(IN_DOMAIN))
-    rows = with_priors(rows)
+    rows, prior = with_priors(rows)
     names = BASE_FEATURES + PRIOR_FEATURES
     base = _fit_variant(rows, names, args.l2, args.max_answerable_abstain, args.in_domain_share)
     with_ce = (_fit_variant(rows, names + CE_FEATURES, args.l2, args.max_answerable_abstain,
@@ -334,11 +338,9 @@ def cv(args) -> int:
     folds = {}  # held-out set -> (the other sets' rows with their priors, the held-out rows with theirs)
     for held in manuals:
         train = [r for r in rows if r["set"] != held]
-        if not args.no_prior:
-            prior = fit_prior(train, set(manuals) - {held})
-            test = [{**r, "features": {**r["features"], "question_prior": prior.logit(r["question"])}}
-                    for r in rows if r["set"] == held]
-            folds[held] = (with_priors(train), test)
+        if not args.no_prior:  # the held-out rows scored by the prior of the other sets
+            train, prior = with_priors(train)
+            folds[held] = (train, [scored(r, prior) for r in rows if r["set"] == held])
         else:
             folds[held] = (train, [r for r in rows if r["set"] == held])
     for share in args.shares:
