@@ -256,7 +256,7 @@ def test_the_fitted_question_prior_separates_its_training_questions_and_is_score
             rows.append({"set": s, "kind": "noanswer", "label": 0, "question": f"{no} {k}", "features": {}})
     prior = fit.fit_prior(rows, {"klipper-manuals", "px4-docs"})
     assert prior.logit("why does my printer stop") > prior.logit("how much does the fan cost")
-    scored, _every = fit.with_priors(rows)
+    scored, _every, _vector = fit.with_priors(rows)
     # a row is scored by the prior fitted without its own set: the same question gets another value
     # than the prior of every set gives it
     r = scored[0]
@@ -287,6 +287,80 @@ def test_the_shipped_model_reads_the_question_prior_and_matches_its_manifest():
     path = folder / "answerability.json"
     assert manifest["files"]["answerability.json"] == hashlib.sha256(path.read_bytes()).hexdigest()
     m = load_model(path)
-    assert m.prior is not None
-    assert all("question_prior" in v.names for v in (m.base, m.with_ce) if v is not None)
+    assert m.prior is not None and m.vector_prior is not None
+    assert all({"question_prior", "question_vector_prior"} <= set(v.names) for v in (m.base, m.with_ce) if v is not None)
     assert np.isfinite(m.prior.logit("Wie viel kostet das Netzteil?"))
+    assert len(m.vector_prior.mean) == 384 and np.isfinite(m.vector_prior.logit(np.full(384, 384 ** -0.5)))
+
+
+def _vector_prior(direction, bias=0.0):
+    from engine.answer.question_prior import VectorPrior
+
+    d = np.asarray(direction, float)
+    return VectorPrior(np.zeros(len(d)), np.ones(len(d)), d, bias)
+
+
+def test_the_question_vector_prior_reads_the_query_vector_and_round_trips(tmp_path):
+    vp = _vector_prior([1.0, -2.0, 0.5], 0.25)
+    assert vp.logit(np.array([1.0, 0.0, 2.0])) == pytest.approx(1.0 + 1.0 + 0.25)
+    with pytest.raises(ValueError, match="4 dimensions, expected 3"):
+        vp.logit(np.ones(4))
+    base = _variant(("unit_cos", "question_vector_prior"), [0.0, 1.0])
+    m = AnswerabilityModel(base, None, "emb", "ce", "test", None, vp)
+    path = tmp_path / "a.json"
+    path.write_text(json.dumps(m.to_json()))
+    back = load_model(path)
+    assert np.allclose(back.vector_prior.weights, vp.weights) and back.vector_prior.bias == pytest.approx(0.25)
+    feats = back.with_prior("q", {"unit_cos": 0.9}, np.array([0.0, 1.0, 0.0]))
+    assert feats == {"unit_cos": 0.9, "question_vector_prior": pytest.approx(-2.0 + 0.25)}
+    with pytest.raises(ValueError, match="needs the question's vector"):
+        back.with_prior("q", {"unit_cos": 0.9})
+    damaged = m.to_json()
+    damaged["question_vector_prior"] = None  # a variant that reads it needs it
+    path.write_text(json.dumps(damaged))
+    with pytest.raises(ValueError, match="no question vector prior"):
+        load_model(path)
+    good = vp.to_json()
+    for damage, reason in (({"dim": 4}, "do not match"), ({"scale_f32_base64": good["mean_f32_base64"]}, "positive"),
+                           ({"weights_f32_base64": "%%"}, "not base64")):
+        with pytest.raises(ValueError, match=reason):
+            type(vp).from_json({**good, **damage})
+
+
+def test_answers_read_the_question_vector_prior_from_the_search_query_vector():
+    lib = library()
+    q = "What torque for the lid screws of the KX-7 enclosure?"
+    qvec = np.asarray(lib.embedder.embed_queries([q]), dtype=np.float64)[0]
+    # the model's only input is the vector prior: toward the question's vector answers, away abstains
+    for sign, abstained in ((1.0, False), (-1.0, True)):
+        vp = _vector_prior(sign * 50.0 * qvec)
+        model = AnswerabilityModel(_variant(["question_vector_prior"], [1.0], threshold=0.5), None,
+                                   "emb", "ce", "test", None, vp)
+        a = ask(_WithModel(lib, model), q, config=Config(), k=1)
+        assert a.abstained is abstained
+        assert a.answerability == pytest.approx(1 / (1 + np.exp(-sign * 50.0 * float(qvec @ qvec))), abs=1e-6)
+
+
+def test_the_fitted_question_vector_prior_points_from_no_answer_to_answerable_and_is_scored_out_of_set():
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location(
+        "ans_fit", Path(__file__).resolve().parents[1] / "models" / "answerability" / "fit.py")
+    fit = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fit)
+    rng = np.random.default_rng(3)
+    yes_dir, rows, vectors = np.eye(8)[0], [], {}
+    for s in ("klipper-manuals", "px4-docs", "wled-docs"):
+        for k in range(6):
+            for kind, label, sign in (("answerable", 1, 1.0), ("noanswer", 0, -1.0)):
+                q = f"{s} {kind} {k}"
+                vectors[q] = sign * yes_dir + 0.3 * rng.standard_normal(8)
+                rows.append({"set": s, "kind": kind, "label": label, "question": q, "features": {}})
+    vp = fit.fit_vector_prior(rows, {"klipper-manuals", "px4-docs"}, vectors)
+    assert vp.logit(yes_dir) > vp.logit(-yes_dir)
+    scored, _prior, every = fit.with_priors(rows, vectors)
+    r = next(r for r in scored if r["set"] == "wled-docs")
+    only_others = fit.fit_vector_prior(rows, {"klipper-manuals", "px4-docs"}, vectors)
+    assert r["features"]["question_vector_prior"] == pytest.approx(only_others.logit(vectors[r["question"]]))
+    assert r["features"]["question_vector_prior"] != pytest.approx(every.logit(vectors[r["question"]]))

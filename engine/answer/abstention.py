@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from engine.answer.answerability import CE_PASSAGES, features
 from engine.answer.answertype import ANSWER_TYPES, unanswered
-from engine.answer.scoring import SCORED_PASSAGES, Assessment, _off_device, device_vocabulary
+from engine.answer.scoring import SCORED_PASSAGES, Assessment, _off_device, device_vocabulary, question_vector
 from engine.answer.units import _typed_piece
 from engine.config import Config
 from engine.lang.cues import injection_reason
@@ -99,8 +99,10 @@ def answerability(question: str, result: SearchResult, library, a: Assessment, c
         return None
     use_ce = model.with_ce is not None and (config.retrieval.rerank or config.answer.answerability_cross_encoder)
     checksum = getattr(library, "reranker_checksum", lambda: None)() if use_ce else None
+    qvec = question_vector(library, question, result.query_vector) if model.vector_prior is not None else None
     feats = model.with_prior(question, evidence_features(question, result, library, a,
-                                                         with_ce=use_ce and checksum == model.reranker_checksum))
+                                                         with_ce=use_ce and checksum == model.reranker_checksum),
+                             qvec)
     variant = model.variant(feats, checksum)
     p = variant.probability(feats)
     threshold = config.answer.answerability_threshold

@@ -27,7 +27,10 @@ One calibrated number per question, from features that hold for any corpus:
   "Creality Sonic Pad" is not answered by the passages about the neighbouring topic,
 - the question's own wording (``question_prior``, engine.answer.question_prior: a logistic model of
   its hashed words and character n-grams, fitted with the rest on the manual sets' train questions,
-  stored in the same file): some kinds of question manuals answer more often than others.
+  stored in the same file): some kinds of question manuals answer more often than others; and the
+  same read through the question's embedding (``question_vector_prior``: a direction in the
+  embedder's space, fitted on the same questions), which carries a kind of question across
+  languages and wordings no training question used.
 
 A logistic regression over those (standardised) features gives the probability; its weights,
 the feature names and the abstention threshold are a fact about the models they were fitted
@@ -48,7 +51,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.answer.question_prior import QuestionPrior
+from engine.answer.question_prior import QuestionPrior, VectorPrior
 from engine.fitted import load_fitted
 from engine.lang.language import question_language
 from engine.lang.words import terms
@@ -63,7 +66,8 @@ BASE_FEATURES = (
     "type_missing", "question_terms", "name_unknown", "unit_gap", "passage_gap",
 )
 CE_FEATURES = ("ce_top", "ce_first", "ce_margin")  # counted for same-language pairs only (below)
-PRIOR_FEATURES = ("question_prior",)  # the fitted QuestionPrior's logit (AnswerabilityModel.with_prior)
+# the fitted QuestionPrior's and VectorPrior's logits (AnswerabilityModel.with_prior)
+PRIOR_FEATURES = ("question_prior", "question_vector_prior")
 # the lexical view of the evidence, counted for a same-language question only (below); the lexical
 # covers count the question's words that way too, and its codes and numbers in any language
 LEXICAL_FEATURES = ("unit_overlap", "branch_agree")
@@ -191,12 +195,19 @@ class AnswerabilityModel:
     reranker_checksum: str  # ... and logits of this cross-encoder (with_ce)
     source: str = ""
     prior: QuestionPrior | None = None  # the question_prior feature's model, when the variants use it
+    vector_prior: VectorPrior | None = None  # the question_vector_prior feature's, likewise
 
-    def with_prior(self, question: str, feats: Mapping[str, float]) -> dict[str, float]:
-        """``feats`` and, with a question prior, its logit for ``question``."""
+    def with_prior(self, question: str, feats: Mapping[str, float],
+                   question_vector: np.ndarray | None = None) -> dict[str, float]:
+        """``feats`` and the priors' logits: the question prior's for ``question``, the vector
+        prior's for ``question_vector`` (its query vector; needed when the model has one)."""
         out = dict(feats)
         if self.prior is not None:
             out["question_prior"] = self.prior.logit(question)
+        if self.vector_prior is not None:
+            if question_vector is None:
+                raise ValueError("answerability model: its question vector prior needs the question's vector")
+            out["question_vector_prior"] = self.vector_prior.logit(question_vector)
         return out
 
     def variant(self, feats: Mapping[str, float], reranker_checksum: str | None) -> Variant:
@@ -209,7 +220,8 @@ class AnswerabilityModel:
         return {"format": 1, "embedder_checksum": self.embedder_checksum,
                 "reranker_checksum": self.reranker_checksum, "source": self.source,
                 "base": self.base.to_json(), "with_ce": self.with_ce.to_json() if self.with_ce else None,
-                "question_prior": self.prior.to_json() if self.prior is not None else None}
+                "question_prior": self.prior.to_json() if self.prior is not None else None,
+                "question_vector_prior": self.vector_prior.to_json() if self.vector_prior is not None else None}
 
     @classmethod
     def from_json(cls, d: Mapping) -> AnswerabilityModel:
@@ -218,10 +230,13 @@ class AnswerabilityModel:
         base = Variant.from_json(d["base"])
         with_ce = Variant.from_json(d["with_ce"]) if d.get("with_ce") else None
         prior = QuestionPrior.from_json(d["question_prior"]) if d.get("question_prior") else None
-        if prior is None and any("question_prior" in v.names for v in (base, with_ce) if v is not None):
-            raise ValueError("answerability model: a variant uses question_prior but the file has no question prior")
+        vector_prior = VectorPrior.from_json(d["question_vector_prior"]) if d.get("question_vector_prior") else None
+        for name, have, what in (("question_prior", prior, "question prior"),
+                                 ("question_vector_prior", vector_prior, "question vector prior")):
+            if have is None and any(name in v.names for v in (base, with_ce) if v is not None):
+                raise ValueError(f"answerability model: a variant uses {name} but the file has no {what}")
         return cls(base, with_ce, str(d["embedder_checksum"]), str(d.get("reranker_checksum", "")),
-                   str(d.get("source", "")), prior)
+                   str(d.get("source", "")), prior, vector_prior)
 
 
 def load_model(path: Path) -> AnswerabilityModel:

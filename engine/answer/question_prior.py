@@ -8,7 +8,14 @@ language and script the same way, with no word list), fitted by ``models/answera
 the manual sets' train questions (answerable against no-answer). Its logit is the answerability
 feature ``question_prior``; the evidence features still decide (the prior is one weighted input
 of the logistic regression in engine.answer.answerability, never the rule), and a question with
-strong evidence is answered however it is worded. Numpy and zlib only.
+strong evidence is answered however it is worded.
+
+``VectorPrior`` reads the same thing through the question's embedding (the search's query
+vector, so it costs nothing more): a logistic direction in the embedder's space, fitted on the
+same questions. Where the hashed n-grams know only the wordings and scripts they were fitted on,
+the embedding puts "wie viel kostet", "how much does ... cost" and "얼마" near each other, so a
+question in a language or a wording no training question used still gets its kind's prior. Its
+logit is the feature ``question_vector_prior``. Numpy and zlib only.
 """
 
 from __future__ import annotations
@@ -21,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["DIM", "NGRAMS", "QuestionPrior", "question_indices", "question_matrix"]
+__all__ = ["DIM", "NGRAMS", "QuestionPrior", "VectorPrior", "question_indices", "question_matrix"]
 
 DIM = 16384  # hashed feature slots
 NGRAMS = (2, 3, 4)  # character n-grams of the lower-cased question, padded with a space each side
@@ -65,22 +72,60 @@ class QuestionPrior:
 
     def to_json(self) -> dict:
         """The weights as little-endian float32, base64 (one line of the model file, not 16k)."""
-        raw = np.asarray(self.weights, dtype="<f4").tobytes()
         return {"dim": len(self.weights), "ngrams": list(self.ngrams), "bias": self.bias,
-                "weights_f32_base64": base64.b64encode(raw).decode("ascii")}
+                "weights_f32_base64": _to_base64(self.weights)}
 
     @classmethod
     def from_json(cls, d: Mapping) -> QuestionPrior:
-        try:
-            raw = base64.b64decode(d["weights_f32_base64"], validate=True)
-        except (ValueError, TypeError) as e:
-            raise ValueError(f"question prior: weights are not base64 ({e})") from None
-        if len(raw) != 4 * int(d["dim"]):
-            raise ValueError("question prior: weights do not match its dim")
-        weights = np.frombuffer(raw, dtype="<f4").astype(np.float64)
-        if not np.all(np.isfinite(weights)):
-            raise ValueError("question prior: weights are not all finite")
+        weights = _from_base64(d["weights_f32_base64"], int(d["dim"]), "question prior", "weights")
         ngrams = tuple(int(n) for n in d["ngrams"])
         if not all(n > 0 for n in ngrams):
             raise ValueError(f"question prior: bad n-gram sizes {list(ngrams)}")
         return cls(weights, float(d["bias"]), ngrams)
+
+
+@dataclass(frozen=True, slots=True)
+class VectorPrior:
+    """logit = weights · (v - mean) / scale + bias, v the question's embedding (its query vector)."""
+
+    mean: np.ndarray  # [dim] of the embedder
+    scale: np.ndarray
+    weights: np.ndarray
+    bias: float
+
+    def logit(self, question_vector: np.ndarray) -> float:
+        v = np.asarray(question_vector, dtype=np.float64).reshape(-1)
+        if v.shape != self.mean.shape:
+            raise ValueError(f"question vector prior: a vector of {v.shape[0]} dimensions, expected {len(self.mean)}")
+        return float(((v - self.mean) / self.scale) @ self.weights + self.bias)
+
+    def to_json(self) -> dict:
+        return {"dim": len(self.weights), "bias": self.bias,
+                **{f"{k}_f32_base64": _to_base64(getattr(self, k)) for k in ("mean", "scale", "weights")}}
+
+    @classmethod
+    def from_json(cls, d: Mapping) -> VectorPrior:
+        dim = int(d["dim"])
+        mean, scale, weights = (_from_base64(d[f"{k}_f32_base64"], dim, "question vector prior", k)
+                                for k in ("mean", "scale", "weights"))
+        if not np.all(scale > 0):
+            raise ValueError("question vector prior: scale is not all positive")
+        return cls(mean, scale, weights, float(d["bias"]))
+
+
+def _to_base64(values: np.ndarray) -> str:
+    return base64.b64encode(np.asarray(values, dtype="<f4").tobytes()).decode("ascii")
+
+
+def _from_base64(text: str, dim: int, what: str, name: str) -> np.ndarray:
+    """Little-endian float32 values, base64: ``dim`` of them, all finite, else ``ValueError``."""
+    try:
+        raw = base64.b64decode(text, validate=True)
+    except (ValueError, TypeError) as e:
+        raise ValueError(f"{what}: {name} are not base64 ({e})") from None
+    if len(raw) != 4 * dim:
+        raise ValueError(f"{what}: {name} do not match its dim")
+    values = np.frombuffer(raw, dtype="<f4").astype(np.float64)
+    if not np.all(np.isfinite(values)):
+        raise ValueError(f"{what}: {name} are not all finite")
+    return values
