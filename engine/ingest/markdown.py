@@ -8,9 +8,10 @@ file is skipped rather than indexed without the access rules it may hold.
 
 Markup that a reader of the rendered page never sees is no block: the lines of an HTML block
 that hold tags only (``<TabItem value="cli">``, ``</div>``, a component's properties over many
-lines), and MDX's module lines (``import Tabs from "@theme/Tabs";``, ``export const …``), which
-Docusaurus manuals carry (``.mdx``). The lines of text between such tags stay, each run of them
-a block of its own.
+lines), and MDX's module statements (``import Tabs from "@theme/Tabs";``, ``export const …``,
+one over many lines and blank ones too: ``export const OsTabs = (props) => (<Tabs …>…</Tabs>);``),
+which Docusaurus manuals carry (``.mdx``). The lines of text between such tags stay, each run of
+them a block of its own.
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ from markdown_it.token import Token
 
 from engine.ingest.blocks import BlockBuilder, Parsed
 from engine.ingest.text import cjk_heading_level
-from engine.lang.markup import hidden_inline_tag, module_lines, opens_with_tag, visible_lines, without_hidden_tags
+from engine.lang.markup import (
+    hidden_inline_tag, module_end, module_lines, opens_with_tag, visible_lines, without_hidden_tags,
+)
 from engine.lang.text import line_starts, strip_span
 
 _FRONT_END = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.M)
@@ -152,6 +155,7 @@ class _Walk:
         self.header = self.caption = ""
         self.in_thead = False
         self.title_level = 0  # level of the first '#' heading (0: none yet)
+        self.module_stop = -1  # end of the MDX module statement being skipped (engine.lang.markup.module_end)
 
     def span(self, m: list[int], keep_indent: bool = False) -> tuple[int, int, int, int]:
         """(start, end, first line, last line) of the token's lines, whitespace trimmed (a code
@@ -191,6 +195,8 @@ class _Walk:
         t = tok.type
         if t in _CONTAINER_TOKENS:
             self.container(t)
+        elif tok.map and self.starts[tok.map[0] + self.line0] < self.module_stop:
+            return  # inside an MDX module statement: its JSX and its closing ');' are no text
         elif t == "paragraph_open" and tok.map:
             self.paragraph(*self.span(tok.map))
         elif t in ("fence", "code_block") and tok.map:
@@ -232,6 +238,10 @@ class _Walk:
                 run = []
 
     def paragraph(self, s: int, e: int, sl: int, el: int) -> None:
+        end = module_end(self.text, s) if not self.containers else None
+        if end is not None:  # an MDX module statement over several paragraphs
+            self.module_stop = end
+            return
         if module_lines(self.text[s:e]):
             return  # MDX's import / export lines: code the page runs, not text it shows
         if opens_with_tag(self.text[s:e]) and not self.containers:

@@ -1,14 +1,16 @@
 """Markup a reader of the rendered page never sees, in the text of a Markdown file: the tags of
 HTML (and of MDX's components: ``<TabItem value="cli">``, a ``<Tabs values={[…]}>`` over many
-lines) and MDX's module lines (``import Tabs from "@theme/Tabs";``). The Markdown reader makes
-no block of them (engine.ingest.markdown), and no answer unit is cut from them
-(engine.lang.units). Docusaurus manuals (``.mdx``) carry both."""
+lines) and MDX's module statements (``import Tabs from "@theme/Tabs";``, an ``export const
+OsTabs = (props) => (…);`` over many lines, blank ones too). The Markdown reader makes no block of
+them (engine.ingest.markdown), and no answer unit is cut from them (engine.lang.units).
+Docusaurus manuals (``.mdx``) carry both."""
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["hidden_inline_tag", "module_lines", "opens_with_tag", "visible_lines", "without_hidden_tags"]
+__all__ = ["hidden_inline_tag", "module_end", "module_lines", "opens_with_tag", "visible_lines",
+           "without_hidden_tags"]
 
 _MODULE_LINE = re.compile(r"\s*(?:import\s+(?:[\w*{}\s,]+\s+from\s+)?[\"'][^\"']+[\"'];?"
                           r"|export\s+(?:const|let|var|function)\s+\w.*|export\s+default\s+\S.*)\s*")
@@ -45,6 +47,53 @@ def module_lines(text: str) -> bool:
     "…";`` and ``export const …``, code the page runs, not text it shows."""
     lines = [line for line in text.splitlines() if line.strip()]
     return bool(lines) and all(_MODULE_LINE.fullmatch(line) for line in lines)
+
+
+MODULE_SPAN_MAX = 20_000  # characters one module statement may take (a component's JSX); past it, not one
+_OPEN, _CLOSE = "([{", ")]}"
+
+
+def module_end(text: str, start: int) -> int | None:
+    """Where the ES module statement that starts at ``start`` ends, when it runs past its first
+    line: MDX's ``export const OsTabs = (props) => (`` and its JSX, down to ``);``, blank lines
+    included (the statement is JavaScript, read until its brackets close). Returns the end of the
+    line on which its brackets balance again, skipping strings and comments; None when the line
+    at ``start`` is no module statement, or its brackets close on it (``module_lines`` knows
+    those), or they do not close before a heading line, a mismatched bracket or
+    ``MODULE_SPAN_MAX`` characters: text, not a statement."""
+    eol = text.find("\n", start)
+    first = text[start:eol if eol >= 0 else len(text)]
+    if not _MODULE_LINE.fullmatch(first):
+        return None
+    stack: list[str] = []
+    i, end = start, min(len(text), start + MODULE_SPAN_MAX)
+    while i < end:
+        ch = text[i]
+        if ch == "\n":
+            if not stack:
+                return None if i <= eol else i
+            if text.startswith("#", i + 1):
+                return None  # a heading: the page's text again
+        elif ch in "\"'`":
+            close = text.find(ch, i + 1)
+            newline = text.find("\n", i + 1)
+            if close < 0 or (ch != "`" and 0 <= newline < close):
+                return None  # an apostrophe in text, not a string
+            i = close
+        elif text.startswith("//", i):
+            i = text.find("\n", i) - 1 if text.find("\n", i) >= 0 else end
+        elif text.startswith("/*", i):
+            close = text.find("*/", i + 2)
+            if close < 0:
+                return None
+            i = close + 1
+        elif ch in _OPEN:
+            stack.append(_CLOSE[_OPEN.index(ch)])
+        elif ch in _CLOSE:
+            if not stack or stack.pop() != ch:
+                return None
+        i += 1
+    return len(text) if i >= len(text) and not stack and i > eol >= 0 else None
 
 
 def opens_with_tag(text: str) -> bool:

@@ -302,3 +302,53 @@ def test_a_table_whose_rows_have_no_outer_pipes_gives_one_row_per_line_with_its_
     assert header == "| JSON key | Value range | Description"
     shown = claim_display(Claim(text=u.text, citation=1, char_start=0, char_end=len(u.text), header=header))
     assert shown == "bri — Value range: 0 to 255 · Description: Brightness of the light."
+
+
+MDX_EXPORTS = """\
+---
+title: Hardware Issues
+---
+
+import Tabs from "@theme/Tabs";
+
+export const PinTabs = (props) => (
+    <Tabs
+    groupId="pin-approaches"
+    values={[
+      { label: "Tester Shield", value: "shield" },
+    ]}
+  >
+    {/* eslint-disable-next-line */}
+    {props.children}
+  </Tabs>
+
+);
+
+## Electrical Net Connections
+
+Check every solder joint with a multimeter.
+"""
+
+
+def test_an_mdx_module_statement_over_several_paragraphs_is_no_text(lib: Path) -> None:
+    from engine.ingest.markdown import parse_markdown
+    from engine.lang.units import split_units
+
+    doc, chunks = chunks_of(lib, "hardware.mdx", MDX_EXPORTS)
+    text = " ".join(u.text for c in chunks for u in split_units(c))
+    for markup in ("export const", "groupId", "props.children", "eslint", ");"):
+        assert markup not in text, (markup, text)
+    blocks = [MDX_EXPORTS[b.char_start:b.char_end] for b in parse_markdown(MDX_EXPORTS).blocks]
+    assert blocks == ["## Electrical Net Connections", "Check every solder joint with a multimeter."]
+
+
+def test_a_module_statement_ends_where_its_brackets_close_and_text_is_never_one():
+    from engine.lang.markup import module_end
+
+    page = "export const A = (props) => (\n  <B>\n\n  {props.children}</B>\n);\n\nText after.\n"
+    assert page[:module_end(page, 0)].endswith(");") and "Text" not in page[:module_end(page, 0)]
+    assert module_end('import Tabs from "@theme/Tabs";\nText', 0) is None  # one line: module_lines' case
+    assert module_end("export const x = (\n  don't\n);\n", 0) is None  # an apostrophe in text: no string
+    assert module_end("export const x = (\n\n# A heading\n", 0) is None  # the page's text again
+    assert module_end("export const x = (\n  ]\n", 0) is None  # a bracket that does not match
+    assert module_end("Export the config (see below)\nand more)\n", 0) is None  # prose, no statement
