@@ -80,8 +80,9 @@ def module_end(text: str, start: int) -> int | None:
             if close < 0 or (ch != "`" and 0 <= newline < close):
                 return None  # an apostrophe in text, not a string
             i = close
-        elif text.startswith("//", i):
-            i = text.find("\n", i) - 1 if text.find("\n", i) >= 0 else end
+        elif text.startswith("//", i):  # to the end of the line (its newline is read next)
+            newline = text.find("\n", i)
+            i = (newline if newline >= 0 else end) - 1
         elif text.startswith("/*", i):
             close = text.find("*/", i + 2)
             if close < 0:
