@@ -87,10 +87,9 @@ def claim_display(cl: Claim) -> str:
     with their columns ("Impeller nut — Size: M16 · Torque (N·m): 38"), and Markdown's inline
     markup in prose: a link shows its text, an image nothing, bold its words, an HTML element's
     tags nothing (``<br/>`` a space; engine.lang.markup.hidden_inline_tag: ``<GND>`` stays), code
-    spans keep their backticks and what is in them (a table row needs no pipe at either end),
-    and a sentence wrapped over indented lines
-    reads as one line. ``cl.text`` itself stays the verbatim span it cites; a code block is shown
-    as it is."""
+    spans keep their backticks and what is in them (a table row needs no pipe at either end), and
+    a sentence wrapped over indented lines reads as one line. ``cl.text`` itself stays the verbatim
+    span it cites; a code block is shown as it is."""
     if cl.code:
         return cl.text
     if not cl.header or "|" not in cl.text:  # a GitHub table's row needs no pipe at either end

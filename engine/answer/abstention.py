@@ -99,7 +99,10 @@ def answerability(question: str, result: SearchResult, library, a: Assessment, c
         return None
     use_ce = model.with_ce is not None and (config.retrieval.rerank or config.answer.answerability_cross_encoder)
     checksum = getattr(library, "reranker_checksum", lambda: None)() if use_ce else None
-    qvec = question_vector(library, question, result.query_vector) if model.vector_prior is not None else None
+    qvec = None
+    if model.vector_prior is not None:  # the assessment's query vector, else the search's for this question
+        qvec = a.query_vector if a.query_vector is not None else question_vector(
+            library, question, result.query_vector if result.question == question else None)
     feats = model.with_prior(question, evidence_features(question, result, library, a,
                                                          with_ce=use_ce and checksum == model.reranker_checksum),
                              qvec)
