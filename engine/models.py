@@ -187,7 +187,7 @@ class Embedder:
     mean-pooled and L2-normalised), as built by ``models/build_e5.py``."""
 
     def __init__(self, model_dir: Path, *, threads: int = 2, max_length: int = 512,
-                 batch_size: int = 16, verify: bool = False):
+                 batch_size: int = 16, verify: bool = False, query_model_dir: Path | None = None):
         self.model_dir = Path(model_dir)
         manifest = read_manifest(self.model_dir, required=True)
         assert manifest is not None
@@ -217,9 +217,34 @@ class Embedder:
         shape = next(o.shape for o in self._session.get_outputs() if o.name == "sentence_embedding")
         if not self.dim and isinstance(shape[-1], int):
             self.dim = int(shape[-1])
+        self._query_session: Any = None  # the query encoder's graph (None: questions through the embedder)
+        self.query_model_dir: Path | None = None
+        if query_model_dir is not None:
+            self._open_query_model(Path(query_model_dir), threads, verify)
         self._lock = threading.Lock()
-        self._recent: OrderedDict[str, np.ndarray] = OrderedDict()  # question -> vector
+        self._recent: OrderedDict[str, tuple[np.ndarray, np.ndarray | None]] = OrderedDict()  # question -> vectors
         self.recent_queries = RECENT_QUERIES  # how many query vectors to remember (0: none; benches)
+
+    def _open_query_model(self, qdir: Path, threads: int, verify: bool) -> None:
+        """The query encoder (models/query_encoder/): the embedder's graph with trained updates in
+        its upper layers, forked there, so one run gives the embedder's own vector of a question
+        (``base_embedding``) and the encoder's (``sentence_embedding``); built for this
+        embedder's model.onnx, same tokenizer."""
+        manifest = read_manifest(qdir, required=True)
+        assert manifest is not None
+        require_files(qdir, ("model.onnx",))
+        if verify:
+            verify_checksums(qdir, manifest)
+        built_for = str((manifest.get("embedder") or {}).get("model_sha256", ""))
+        if built_for != self.checksum:
+            raise ModelError(f"query encoder {qdir} was built for another embedder "
+                             f"({built_for[:12] or '?'}… != {self.checksum[:12]}…): {FIX} --force")
+        session = _session(qdir / "model.onnx", threads)
+        if not {"sentence_embedding", "base_embedding"} <= {o.name for o in session.get_outputs()}:
+            raise ModelError(f"{qdir / 'model.onnx'} lacks the sentence_embedding / base_embedding outputs: "
+                             f"{FIX} --force")
+        self._query_session = session
+        self.query_model_dir = qdir
 
     # -- tokens -------------------------------------------------------------------
     def count_tokens(self, text: str) -> int:
@@ -242,36 +267,60 @@ class Embedder:
             out.append((ids, offsets))
         return out
 
-    def _run(self, seqs: Sequence[Sequence[int]], outputs: list[str]) -> list[np.ndarray]:
-        """One padded batch through the graph."""
+    def _run(self, seqs: Sequence[Sequence[int]], outputs: list[str], session: Any = None) -> list[np.ndarray]:
+        """One padded batch through the graph (the embedder's unless ``session`` is given)."""
         ids, mask = _pad(seqs, self.pad_id)
         feed = {"input_ids": ids, "attention_mask": mask}
         if self._feeds_type_ids:
             feed["token_type_ids"] = np.zeros_like(ids)
         with self._lock:
-            return self._session.run(outputs, feed)
+            return (session or self._session).run(outputs, feed)
 
     # -- vectors ------------------------------------------------------------------
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
-        """Query vectors; the last few questions are remembered, since one question is embedded by
-        the search and again by the answer that continues from it."""
+        """Query vectors (the embedder's own); the last few questions are remembered, since one
+        question is embedded by the search and again by the answer that continues from it."""
+        return self._questions(texts)[0]
+
+    def tuned_queries(self, texts: Sequence[str]) -> np.ndarray | None:
+        """The query encoder's vectors of the questions, from the same run as ``embed_queries``'
+        (and remembered with them); None without a query encoder."""
+        return self._questions(texts)[1] if self._query_session is not None else None
+
+    def _questions(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray | None]:
         if isinstance(texts, str):
             raise TypeError("pass a sequence of texts, not a single str")
         texts = list(texts)
         if self.recent_queries <= 0:
-            return self._embed(texts, self.query_prefix)
+            return self._embed_questions(texts)
         with self._lock:
             known = {t: self._recent[t] for t in texts if t in self._recent}
         missing = [t for t in dict.fromkeys(texts) if t not in known]
         if missing:
-            vecs = self._embed(missing, self.query_prefix)
+            own, tuned = self._embed_questions(missing)
             with self._lock:
-                for t, v in zip(missing, vecs):
-                    self._recent[t] = known[t] = v
+                for i, t in enumerate(missing):
+                    self._recent[t] = known[t] = (own[i], None if tuned is None else tuned[i])
                     self._recent.move_to_end(t)
                 while len(self._recent) > self.recent_queries:
                     self._recent.popitem(last=False)
-        return np.stack([known[t] for t in texts]) if texts else np.zeros((0, self.dim), np.float32)
+        if not texts:
+            empty = np.zeros((0, self.dim), np.float32)
+            return empty, (empty if self._query_session is not None else None)
+        own = np.stack([known[t][0] for t in texts])
+        return own, (np.stack([known[t][1] for t in texts]) if self._query_session is not None else None)
+
+    def _embed_questions(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray | None]:
+        """(the embedder's vectors, the query encoder's or None) of ``texts``."""
+        seqs = self.encode_ids(texts, self.query_prefix)
+        if self._query_session is None:
+            return self.embed_ids(seqs), None
+        own = np.zeros((len(seqs), self.dim), dtype=np.float32)
+        tuned = np.zeros_like(own)
+        for idx in _batches_by_length([len(s) for s in seqs], self.batch_size) if seqs else []:
+            own[idx], tuned[idx] = self._run([seqs[i] for i in idx], ["base_embedding", "sentence_embedding"],
+                                             self._query_session)
+        return own, tuned
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         return self._embed(texts, self.passage_prefix)
@@ -334,7 +383,8 @@ class Embedder:
         return self.embed_ids(self.encode_ids(list(texts), prefix))
 
     def __repr__(self) -> str:
-        return f"Embedder({self.model_id!r}, dim={self.dim}, max_length={self.max_length})"
+        q = f", queries also through {self.query_model_dir.name!r}" if self.query_model_dir else ""
+        return f"Embedder({self.model_id!r}, dim={self.dim}, max_length={self.max_length}{q})"
 
 
 # ---------------------------------------------------------------------- cross-encoder

@@ -93,7 +93,8 @@ class Library:
             from engine.models import Embedder
 
             embedder = Embedder(config.embedder_dir, threads=config.models.threads,
-                                max_length=config.models.max_length, batch_size=config.models.batch_size)
+                                max_length=config.models.max_length, batch_size=config.models.batch_size,
+                                query_model_dir=config.query_encoder_dir)
         try:
             store = IndexStore.open(index_dir, create=create, library=root)
         except IndexMismatch:

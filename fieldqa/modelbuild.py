@@ -243,7 +243,14 @@ def q4_to_matmulnbits(blocks: np.ndarray, nout: int, nin: int) -> tuple[np.ndarr
 
 
 # ---------------------------------------------------------------------- ONNX graph
-def build_onnx(w: E5Weights, precision: str = DEFAULT_PRECISION):
+def build_onnx(w: E5Weights, precision: str = DEFAULT_PRECISION,
+               lora: dict[str, tuple[np.ndarray, np.ndarray]] | None = None):
+    """The embedder graph. ``lora`` maps a linear's name (``l9.fi``) to a low-rank update
+    ``(A [r, in], B [out, r])`` added beside the base weights, ``y = W x + b + B (A x)`` in fp32:
+    the query encoder (models/query_encoder/). Its graph forks at the first layer with an update:
+    the layers below run once, the ones above twice, without the updates (``base_embedding``, the
+    embedder's own vector of the text) and with them (``sentence_embedding``); no
+    ``token_embeddings``."""
     import onnx
     from onnx import TensorProto, helper
 
@@ -264,18 +271,32 @@ def build_onnx(w: E5Weights, precision: str = DEFAULT_PRECISION):
     c_axes1 = const(i64([1]), "c_axes1")
     c_axesm1 = const(i64([-1]), "c_axesm1")
 
-    def linear(x: str, prefix: str, nout: int, nin: int) -> str:
+    made: dict[str, str] = {}
+
+    def once(name: str, arr: Any) -> str:
+        """An initializer made on first use (a forked graph's two branches share the base weights)."""
+        if name not in made:
+            made[name] = const(arr() if callable(arr) else arr, name)
+        return made[name]
+
+    def linear(x: str, prefix: str, nout: int, nin: int, tuned: bool = False) -> str:
         blocks = T[prefix + ".w"]
-        bias = const(f32(prefix + ".b"), prefix + ".b")
+        bias = once(prefix + ".b", lambda: f32(prefix + ".b"))
         if precision == "fp32":
-            wt = const(q4_dequant(blocks, nout, nin).T.copy(), prefix + ".wT")
+            wt = once(prefix + ".wT", lambda: q4_dequant(blocks, nout, nin).T.copy())
             y = node("MatMul", [x, wt])
         else:
             packed, scales = q4_to_matmulnbits(blocks, nout, nin)
-            b = const(packed, prefix + ".q4")
-            s = const(scales, prefix + ".scales")
+            b = once(prefix + ".q4", packed)
+            s = once(prefix + ".scales", scales)
             y = node("MatMulNBits", [x, b, s], domain="com.microsoft", K=nin, N=nout, bits=4,
                      block_size=QK, accuracy_level=4 if precision == "q4-int8" else 0)
+        if tuned and lora and prefix in lora:
+            a, bb = (np.asarray(t, np.float32) for t in lora[prefix])
+            if a.shape[1] != nin or bb.shape[0] != nout or a.shape[0] != bb.shape[1]:
+                raise BuildError(f"low-rank update {prefix}: shapes {a.shape}, {bb.shape} for [{nout}, {nin}]")
+            low = node("MatMul", [x, const(a.T.copy(), prefix + ".loraA")])
+            y = node("Add", [y, node("MatMul", [low, const(bb.T.copy(), prefix + ".loraB")])])
         return node("Add", [y, bias])
 
     ids = "input_ids"
@@ -312,41 +333,61 @@ def build_onnx(w: E5Weights, precision: str = DEFAULT_PRECISION):
     heads_shape = node("Concat", [bs, const(i64([NH, dh]), "c_heads")], axis=0)     # [B,S,NH,dh]
     scale = const(np.array(1.0 / np.sqrt(dh), np.float32), "c_scale")
 
-    for li in range(NL):
+    def layer(x: str, li: int, tuned: bool) -> str:
         p = f"l{li}"
-        qh = node("Transpose", [node("Reshape", [linear(x, p + ".q", H, H), heads_shape])], perm=[0, 2, 1, 3])
-        kh = node("Transpose", [node("Reshape", [linear(x, p + ".k", H, H), heads_shape])], perm=[0, 2, 3, 1])
-        vh = node("Transpose", [node("Reshape", [linear(x, p + ".v", H, H), heads_shape])], perm=[0, 2, 1, 3])
+        qh = node("Transpose", [node("Reshape", [linear(x, p + ".q", H, H, tuned), heads_shape])], perm=[0, 2, 1, 3])
+        kh = node("Transpose", [node("Reshape", [linear(x, p + ".k", H, H, tuned), heads_shape])], perm=[0, 2, 3, 1])
+        vh = node("Transpose", [node("Reshape", [linear(x, p + ".v", H, H, tuned), heads_shape])], perm=[0, 2, 1, 3])
         scores = node("Add", [node("Mul", [node("MatMul", [qh, kh]), scale]), mbias])
         probs = node("Softmax", [scores], axis=-1)
         ctx = node("Transpose", [node("MatMul", [probs, vh])], perm=[0, 2, 1, 3])
         ctx = node("Reshape", [ctx, bsh])
-        ao = linear(ctx, p + ".ao", H, H)
-        x = node("LayerNormalization", [node("Add", [x, ao]), const(f32(p + ".aln.w"), p + ".aln.w"),
-                                        const(f32(p + ".aln.b"), p + ".aln.b")], axis=-1, epsilon=eps)
-        mid = linear(x, p + ".fi", FF, H)
+        ao = linear(ctx, p + ".ao", H, H, tuned)
+        x = node("LayerNormalization", [node("Add", [x, ao]), once(p + ".aln.w", lambda: f32(p + ".aln.w")),
+                                        once(p + ".aln.b", lambda: f32(p + ".aln.b"))], axis=-1, epsilon=eps)
+        mid = linear(x, p + ".fi", FF, H, tuned)
         mid = node("Gelu", [mid], domain="com.microsoft")      # exact (erf) GELU
-        fo = linear(mid, p + ".fo", H, FF)
-        x = node("LayerNormalization", [node("Add", [x, fo]), const(f32(p + ".oln.w"), p + ".oln.w"),
-                                        const(f32(p + ".oln.b"), p + ".oln.b")], axis=-1, epsilon=eps)
+        fo = linear(mid, p + ".fo", H, FF, tuned)
+        return node("LayerNormalization", [node("Add", [x, fo]), once(p + ".oln.w", lambda: f32(p + ".oln.w")),
+                                           once(p + ".oln.b", lambda: f32(p + ".oln.b"))], axis=-1, epsilon=eps)
 
-    nodes.append(helper.make_node("Identity", [x], ["token_embeddings"], name="out_tokens"))
-    # --- mean pooling over real tokens, then L2 normalisation ----------------------
-    m3 = node("Unsqueeze", [maskf, c_axesm1])                                       # [B,S,1]
-    summed = node("ReduceSum", [node("Mul", [x, m3]), c_axes1], keepdims=0)        # [B,H]
-    count = node("Max", [node("ReduceSum", [m3, c_axes1], keepdims=0),
-                         const(np.array(1e-9, np.float32), "c_tiny")])             # [B,1]
-    mean = node("Div", [summed, count])
-    norm = node("Sqrt", [node("ReduceSum", [node("Mul", [mean, mean]), c_axesm1], keepdims=1)])
-    norm = node("Max", [norm, const(np.array(1e-12, np.float32), "c_eps_norm")])
-    nodes.append(helper.make_node("Div", [mean, norm], ["sentence_embedding"], name="out_sentence"))
+    pool: dict[str, str] = {}
+
+    def pooled(x: str, out: str, name: str) -> None:
+        """Mean over real tokens, then L2 normalisation, as ``out`` (nodes made in the order the
+        embedder's graph always had them, so its bytes do not change)."""
+        if not pool:
+            pool["m3"] = node("Unsqueeze", [maskf, c_axesm1])                          # [B,S,1]
+        summed = node("ReduceSum", [node("Mul", [x, pool["m3"]]), c_axes1], keepdims=0)  # [B,H]
+        if "count" not in pool:
+            pool["count"] = node("Max", [node("ReduceSum", [pool["m3"], c_axes1], keepdims=0),
+                                         const(np.array(1e-9, np.float32), "c_tiny")])  # [B,1]
+        mean = node("Div", [summed, pool["count"]])
+        norm = node("Sqrt", [node("ReduceSum", [node("Mul", [mean, mean]), c_axesm1], keepdims=1)])
+        norm = node("Max", [norm, once("c_eps_norm", np.array(1e-12, np.float32))])
+        nodes.append(helper.make_node("Div", [mean, norm], [out], name=name))
+
+    fork = min((int(k.split(".")[0][1:]) for k in lora), default=NL) if lora else NL
+    for li in range(fork):
+        x = layer(x, li, False)
+    outputs = [("sentence_embedding", ["batch", H])]
+    if lora:
+        tuned = x
+        for li in range(fork, NL):
+            x, tuned = layer(x, li, False), layer(tuned, li, True)
+        pooled(tuned, "sentence_embedding", "out_sentence")
+        pooled(x, "base_embedding", "out_base")
+        outputs.append(("base_embedding", ["batch", H]))
+    else:
+        nodes.append(helper.make_node("Identity", [x], ["token_embeddings"], name="out_tokens"))
+        pooled(x, "sentence_embedding", "out_sentence")
+        outputs.append(("token_embeddings", ["batch", "seq", H]))
 
     graph = helper.make_graph(
         nodes, NAME,
         inputs=[helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "seq"]),
                 helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch", "seq"])],
-        outputs=[helper.make_tensor_value_info("sentence_embedding", TensorProto.FLOAT, ["batch", H]),
-                 helper.make_tensor_value_info("token_embeddings", TensorProto.FLOAT, ["batch", "seq", H])],
+        outputs=[helper.make_tensor_value_info(name, TensorProto.FLOAT, shape) for name, shape in outputs],
         initializer=inits,
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18),

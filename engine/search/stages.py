@@ -113,12 +113,24 @@ def _branches(snap: Snapshot, question: str, mode: Mode, mask: np.ndarray, confi
         vecs = np.asarray(embedder.embed_queries([question] if without is None else [question, without]),
                           dtype=np.float32)
         qvec, content = vecs[0], (vecs[1] if without is not None else None)
+        tuned = getattr(embedder, "tuned_queries", lambda _t: None)([question])
         t_embed = (time.perf_counter() - t) * 1000
-        vec = keep(snap.vectors.search(qvec, rc.vector_depth, eligible=mask, ef=rc.hnsw_ef_search,
-                                       exact_below=rc.exact_search_below))
+
+        def nearest(v: np.ndarray) -> Pairs:
+            return keep(snap.vectors.search(v, rc.vector_depth, eligible=mask, ef=rc.hnsw_ef_search,
+                                            exact_below=rc.exact_search_below))
+
+        vec = nearest(qvec)
         note = f"query embedding {t_embed:.0f} ms"
         if without is not None:
             note += ", with the question less the devices it names"
+        if tuned is not None:  # the query encoder's list merged in; a passage's score stays its cosine
+            other = nearest(np.asarray(tuned[0], dtype=np.float32))
+            cos = dict(vec)
+            cos.update({c: float(snap.vectors.matrix[snap.by_id[c]] @ qvec) for c, _ in other if c not in cos})
+            merged = fuse_rrf([[c for c, _ in vec], [c for c, _ in other]], c=rc.rrf_c)
+            vec = [(c, cos[c]) for c, _ in merged][:rc.vector_depth]
+            note += f"; merged with the query encoder's list (rrf c={rc.rrf_c})"
         stages.append(_stage("vector", vec, rc.vector_depth, t, note))
     return lex, vec, qvec, content
 

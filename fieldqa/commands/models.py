@@ -59,6 +59,15 @@ def _models_cfg(args: argparse.Namespace):
         return d, d / NAME, None, None
 
 
+def _query_encoder_dir(args: argparse.Namespace) -> Path | None:
+    try:
+        from fieldqa.cli import config_from
+
+        return config_from(args).query_encoder_dir
+    except ImportError:
+        return None
+
+
 def _err(msg: str) -> None:
     print(f"fieldqa models: {msg}", file=sys.stderr)
 
@@ -81,6 +90,30 @@ def cmd_build(args: argparse.Namespace) -> int:
         return 1
     print(f"{models_dir / modelbuild.NAME}: {manifest['name']} precision={manifest['precision']} "
           f"model.onnx sha256={manifest['files']['model.onnx'][:16]}…")
+    return _build_query_encoder(models_dir, args.force)
+
+
+def _build_query_encoder(models_dir: Path, force: bool) -> int:
+    """The query encoder from the shipped delta (models/query_encoder/assemble_query.py), when the
+    checkout has both."""
+    repo = Path(__file__).resolve().parents[2] / "models"
+    script, delta = repo / "query_encoder" / "assemble_query.py", repo / "query-delta"
+    if not script.is_file() or not (delta / "delta.json").is_file():
+        return 0
+    import importlib.util
+
+    from fieldqa import modelbuild
+
+    spec = importlib.util.spec_from_file_location("fieldqa_assemble_query", script)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    out = models_dir / mod.NAME
+    try:
+        manifest = mod.assemble(delta, out, models_dir / modelbuild.NAME, cache_dir=models_dir / ".cache", force=force)
+    except modelbuild.BuildError as e:
+        _err(f"query encoder build failed: {e}")
+        return 1
+    print(f"{out}: {manifest['name']} rank={manifest['rank']} model.onnx sha256={manifest['files']['model.onnx'][:16]}…")
     return 0
 
 
@@ -120,7 +153,7 @@ def check_embedder(model_dir: Path, threads: int = 2) -> dict:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from engine.models import CrossEncoder, ModelError, read_manifest, verify_checksums
+    from engine.models import CrossEncoder, Embedder, ModelError, read_manifest, verify_checksums
 
     _, emb_dir, rr_dir, mc = _models_cfg(args)
     threads = mc.threads if mc else 2
@@ -141,6 +174,15 @@ def cmd_check(args: argparse.Namespace) -> int:
                                "checksums": "verified" if man else "no manifest"}
         except ModelError as e:
             out["reranker"] = {"dir": str(rr_dir), "ok": False, "error": str(e)}
+    q_dir = _query_encoder_dir(args)
+    if q_dir is not None:
+        try:  # checksums, built for this embedder, and questions through it come out unit-length
+            q = Embedder(emb_dir, threads=threads, query_model_dir=q_dir, verify=True)
+            v = q.embed_queries(["how to reset the valve"])
+            out["query_encoder"] = {"model": q_dir.name, "dir": str(q_dir),
+                                    "ok": bool(abs(float(np.linalg.norm(v)) - 1.0) < 1e-3)}
+        except ModelError as e:
+            out["query_encoder"] = {"dir": str(q_dir), "ok": False, "error": str(e)}
     if args.json:
         print(json.dumps(out, indent=2, ensure_ascii=False))
     else:
@@ -148,10 +190,12 @@ def cmd_check(args: argparse.Namespace) -> int:
         for lang, c in res["min_cosine_by_language"].items():
             print(f"  {lang:<4} min cosine {c:.6f} {'ok' if c >= MIN_COSINE else 'FAIL (< %.3f)' % MIN_COSINE}")
         print(f"  max abs diff vs build-time vectors: {res['max_abs_diff_vs_build']:.2e}")
-        if "reranker" in out:
-            r = out["reranker"]
-            print(f"reranker {r.get('model', '')} in {r['dir']}: " + ("ok" if r["ok"] else f"FAIL {r.get('error', '')}"))
-    ok = res["ok"] and out.get("reranker", {"ok": True})["ok"]
+        for key in ("query_encoder", "reranker"):
+            if key in out:
+                r = out[key]
+                print(f"{key.replace('_', ' ')} {r.get('model', '')} in {r['dir']}: "
+                      + ("ok" if r["ok"] else f"FAIL {r.get('error', '')}"))
+    ok = res["ok"] and all(out.get(k, {"ok": True})["ok"] for k in ("reranker", "query_encoder"))
     return 0 if ok else 1
 
 
