@@ -176,9 +176,9 @@ def cmd_check(args: argparse.Namespace) -> int:
             out["reranker"] = {"dir": str(rr_dir), "ok": False, "error": str(e)}
     q_dir = _query_encoder_dir(args)
     if q_dir is not None:
-        try:  # checksums, built for this embedder, and questions through it come out unit-length
+        try:  # checksums, built for this embedder, and its vectors of a question come out unit-length
             q = Embedder(emb_dir, threads=threads, query_model_dir=q_dir, verify=True)
-            v = q.embed_queries(["how to reset the valve"])
+            v = q.tuned_queries(["how to reset the valve"])
             out["query_encoder"] = {"model": q_dir.name, "dir": str(q_dir),
                                     "ok": bool(abs(float(np.linalg.norm(v)) - 1.0) < 1e-3)}
         except ModelError as e:
