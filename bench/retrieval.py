@@ -258,8 +258,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from engine.models import Embedder
 
     embedder = Embedder(cfg.embedder_dir, threads=cfg.models.threads, max_length=cfg.models.max_length,
-                        batch_size=cfg.models.batch_size)
-    report: dict[str, Any] = {"embedder": embedder.model_id, "config_overrides": overrides, "sets": {}}
+                        batch_size=cfg.models.batch_size, query_model_dir=cfg.query_encoder_dir)
+    report: dict[str, Any] = {"embedder": embedder.model_id, "config_overrides": overrides, "sets": {},
+                              "query_encoder": embedder.query_model_dir.name if embedder.query_model_dir else ""}
     # multi-dev first: the other sets import its embedding cache
     order = sorted(sets, key=lambda s: s != "multi-dev")
     libs: dict[str, Library] = {}

@@ -240,7 +240,8 @@ def write(a, weights, tok, data: dict[str, Questions]) -> int:
         probes = encode(model, tok, list(PROBES)).numpy()
     meta = {
         "name": "fieldqa-query",
-        "what": "multilingual-e5-small with trained low-rank updates B A beside each linear of its layers; "
+        "what": "multilingual-e5-small with trained low-rank updates B A beside each linear of its layers from "
+                "first_layer up; "
                 "questions only (passages keep the embedder's vectors)",
         "rank": a.rank,
         "first_layer": a.first_layer,
