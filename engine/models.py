@@ -280,14 +280,16 @@ class Embedder:
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         """Query vectors (the embedder's own); the last few questions are remembered, since one
         question is embedded by the search and again by the answer that continues from it."""
-        return self._questions(texts)[0]
+        return self.embed_questions(texts)[0]
 
     def tuned_queries(self, texts: Sequence[str]) -> np.ndarray | None:
         """The query encoder's vectors of the questions, from the same run as ``embed_queries``'
         (and remembered with them); None without a query encoder."""
-        return self._questions(texts)[1] if self._query_session is not None else None
+        return self.embed_questions(texts)[1]
 
-    def _questions(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray | None]:
+    def embed_questions(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray | None]:
+        """(``embed_queries``, ``tuned_queries``) of ``texts`` from one lookup or run: the search
+        wants both, and with nothing remembered (``recent_queries = 0``) two calls would run twice."""
         if isinstance(texts, str):
             raise TypeError("pass a sequence of texts, not a single str")
         texts = list(texts)

@@ -110,10 +110,14 @@ def _branches(snap: Snapshot, question: str, mode: Mode, mask: np.ndarray, confi
         t = time.perf_counter()
         named = mentioned(question, snap.known_codes)
         without = content_question(question, named, names_of(named, snap.device_names))
-        vecs = np.asarray(embedder.embed_queries([question] if without is None else [question, without]),
-                          dtype=np.float32)
+        texts = [question] if without is None else [question, without]
+        both = getattr(embedder, "embed_questions", None)  # with a query encoder's vectors, one run
+        if both is not None:
+            own, tuned = both(texts)
+        else:  # an embedder of another kind (tests): its query encoder's vectors, if it has one
+            own, tuned = embedder.embed_queries(texts), getattr(embedder, "tuned_queries", lambda _t: None)(texts)
+        vecs = np.asarray(own, dtype=np.float32)
         qvec, content = vecs[0], (vecs[1] if without is not None else None)
-        tuned = getattr(embedder, "tuned_queries", lambda _t: None)([question])
         t_embed = (time.perf_counter() - t) * 1000
 
         def nearest(v: np.ndarray) -> Pairs:
