@@ -56,8 +56,10 @@ class ModelsConfig:
     query_encoder: str = doc(
         "Query encoder folder name inside `dir` ('' = none): the embedder with trained low-rank updates for "
         "questions (models/query_encoder/). Its vector of the question searches the vectors a second time and "
-        "the two lists are merged by RRF (`retrieval.rrf_c`) into the vector branch; everything else reads the "
-        "embedder's own vector, from the same run. Vector branch on six manual sets' train splits, each through "
+        "the two lists are merged by RRF (`retrieval.rrf_c`) into the vector branch; the learned passage order "
+        "reads its cosines too, when it was fitted on them (`retrieval.passage_order`; with another query encoder, "
+        "or none, that order is off); everything else reads the embedder's own vector, from the same run. "
+        "Vector branch on six manual sets' train splits, each through "
         "the encoder trained without it: R@1 / R@5 .580 / .805 -> .633 / .854; klipper-manuals dev full R@5 .909 "
         "-> .927 (R@1 .673 either way).", "fieldqa-query")
     threads: int = doc("onnxruntime intra-op threads.", 2, range=(1, 64))
@@ -130,7 +132,8 @@ class RetrievalConfig:
         "cross-encoder's order alone, for any model.", 5, range=(-1, 100_000))
     passage_order: str = doc(
         "Learned passage order (engine.search.order) for the first rerank_input fused candidates: a path, "
-        "or a name inside `models.dir`'s passage_order folder; '' = the fused order.", "passage_order.json")
+        "or a name inside `models.dir`'s passage_order folder; '' = the fused order. The shipped order reads the "
+        "query encoder's cosines (`models.query_encoder`) and is off without it.", "passage_order.json")
     final_context: int = doc("How many passages the answer is built from.", 5, range=(1, 10_000))
     context_token_budget: int = doc("Token budget for the final context incl. neighbour expansion.",
         2000, range=(1, 1_000_000))

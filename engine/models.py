@@ -42,6 +42,16 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
+def query_encoder_identity(manifest: dict[str, Any]) -> str:
+    """What names a query encoder (models/query_encoder/) to the models fitted on its vectors: the
+    sha256 of the trained delta it was built from (its graph is built from that delta for the
+    embedder its manifest names, which the embedder checks), else of its model.onnx. The delta's,
+    not the graph's, so that a graph serialised byte for byte otherwise by another onnx still
+    counts as the same encoder."""
+    delta = (manifest.get("source_delta") or {}).get("sha256")
+    return str(delta or (manifest.get("files") or {}).get("model.onnx", ""))
+
+
 def read_manifest(model_dir: Path, *, required: bool) -> dict[str, Any] | None:
     path = Path(model_dir) / "manifest.json"
     if not path.is_file():
@@ -219,6 +229,7 @@ class Embedder:
             self.dim = int(shape[-1])
         self._query_session: Any = None  # the query encoder's graph (None: questions through the embedder)
         self.query_model_dir: Path | None = None
+        self.query_checksum: str = ""  # names the query encoder (query_encoder_identity; '' = none)
         if query_model_dir is not None:
             self._open_query_model(Path(query_model_dir), threads, verify)
         self._lock = threading.Lock()
@@ -245,6 +256,7 @@ class Embedder:
                              f"{FIX} --force")
         self._query_session = session
         self.query_model_dir = qdir
+        self.query_checksum = query_encoder_identity(manifest)
 
     # -- tokens -------------------------------------------------------------------
     def count_tokens(self, text: str) -> int:

@@ -65,7 +65,8 @@ class Library:
         self.embedder = embedder
         self.reranker = Reranker(config, reranker)
         self.order = PassageOrder(config.passage_order_path, str(getattr(embedder, "checksum", "")),
-                                  self._chunk_unit_vectors)
+                                  self._chunk_unit_vectors,
+                                  query_encoder_checksum=str(getattr(embedder, "query_checksum", "")))
         self._chunk_units: OrderedDict[str, np.ndarray] = OrderedDict()  # chunk id -> its unit vectors
         self._chunk_units_lock = threading.Lock()
         self._answerability: Any = None  # AnswerabilityModel, a str (why none) or None (not tried)
@@ -352,14 +353,19 @@ class Library:
         got = self.store.cached_embeddings(self.unit_vector_key, list(shas))
         return {shas[sha]: vec for sha, vec in got.items()}
 
-    def order_features(self, result: SearchResult, depth: int, rank_c: float) -> np.ndarray:
+    def order_features(self, result: SearchResult, depth: int, rank_c: float,
+                       question_vector: str = "embedder") -> np.ndarray:
         """The learned passage order's features (engine.search.order) of ``result``'s first ``depth``
-        hits, as the order stage computes them (its fit reads them from a hybrid search)."""
-        from engine.search.order import snapshot_features
+        hits, as the order stage computes them with the cosines of ``question_vector``'s vector
+        (its fit reads them from a hybrid search)."""
+        from engine.search.order import QuestionVectors, snapshot_features
 
-        qvec = result.query_vector
+        if result.query_vector is None:
+            raise ValueError("order_features needs a result whose question was embedded (mode hybrid or full)")
+        qvec = QuestionVectors(result.query_vector, result.tuned_vector, result.content_vector,
+                               result.tuned_content_vector).for_order(question_vector)
         if qvec is None:
-            qvec = np.asarray(self.embedder.embed_queries([result.question]), dtype=np.float32)[0]
+            raise ValueError(f"no {question_vector.replace('_', ' ')} vector: models.query_encoder is off")
         chunks = [h.chunk for h in result.hits[:depth]]
         return snapshot_features(self._snap, result.question, qvec, chunks, self._chunk_unit_vectors, rank_c)
 

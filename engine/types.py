@@ -205,6 +205,10 @@ class SearchResult:
     # the question less the devices it names, embedded in the same call (None: it names none,
     # or was not embedded): what ranks an answer's statements (engine.answer.scoring)
     content_vector: Any = field(default=None, compare=False, repr=False)
+    # the query encoder's vectors of the same two (None: no query encoder, or not embedded): what
+    # the learned passage order reads when it was fitted on them (engine.search.order)
+    tuned_vector: Any = field(default=None, compare=False, repr=False)
+    tuned_content_vector: Any = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,6 +4,7 @@ diagnosis says of it, and the fit of models/passage_order/fit.py on planted data
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -90,6 +91,74 @@ def test_model_file_round_trips_and_damage_is_named(tmp_path):
         load_order_model(tmp_path / "junk.json")
 
 
+def test_an_order_fitted_on_the_query_encoders_vector_names_it_and_round_trips(tmp_path):
+    m = replace(_model([0, 1.0, 0, 0]), question_vector="query_encoder", query_encoder_checksum="enc-1")
+    d = m.to_json()
+    assert d["format"] == 2 and d["question_vector"] == "query_encoder"
+    back = load_order_model(_write(tmp_path / "q.json", m))
+    assert (back.question_vector, back.query_encoder_checksum) == ("query_encoder", "enc-1")
+    assert "query encoder" in back.describe()
+    old = load_order_model(_write(tmp_path / "e.json", _model([0, 1.0, 0, 0])))
+    assert old.question_vector == "embedder" and _model([0, 1.0, 0, 0]).to_json()["format"] == 1
+    (tmp_path / "odd.json").write_text(json.dumps(d | {"question_vector": "reranker"}))
+    with pytest.raises(ValueError, match="question_vector"):
+        load_order_model(tmp_path / "odd.json")
+    (tmp_path / "lacks.json").write_text(json.dumps({k: v for k, v in d.items() if k != "query_encoder_checksum"}))
+    with pytest.raises(ValueError, match="query_encoder_checksum"):
+        load_order_model(tmp_path / "lacks.json")
+
+
+class _Tuned:
+    """The hash embedder with a "query encoder" (checksum ``checksum``) whose vector of any
+    question is the vector of ``target``'s text."""
+
+    def __init__(self, inner, target: str, checksum: str = "enc-1"):
+        self._inner, self._target, self.query_checksum = inner, target, checksum
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+    def tuned_queries(self, texts):
+        return np.repeat(self._inner.embed_passages([self._target]), len(texts), axis=0)
+
+
+def test_an_order_fitted_on_the_query_encoders_vector_reads_its_cosines(
+        tmp_path, write_library, open_library, hash_embedder, fast_config):
+    """Cosine alone decides: through the embedder's vector the valve passage answers the valve
+    question; the (planted) query encoder's vector is the belt passage's, so its order puts the belt
+    first. With another query encoder, or none, that order is off and the trace says why."""
+    docs = {"a.md": "# Valve\n\nOpen the valve slowly before starting the pump.\n",
+            "c.md": "# Belt\n\nThe drive belt tension is 12 mm of deflection at the middle.\n"}
+    root = write_library(tmp_path / "lib", docs)
+    belt = "Belt\n\nThe drive belt tension is 12 mm of deflection at the middle."
+    question = "open the valve slowly"
+    model = replace(_model([0, 10.0, 0, 0]), question_vector="query_encoder", query_encoder_checksum="enc-1")
+    cfg = fast_config.replace(**{"retrieval.passage_order": str(_write(tmp_path / "q.json", model)),
+                                 "retrieval.rerank": False})
+    plain = fast_config.replace(**{"retrieval.passage_order": str(_write(tmp_path / "e.json", _model([0, 10.0, 0, 0]))),
+                                   "retrieval.rerank": False})
+    lib = open_library(root, config=plain, embedder=_Tuned(hash_embedder, belt))
+    lib.build()
+    assert lib.chunk(lib.search(question).trace.stage("order").ranked[0].chunk_id).path == "a.md"
+    lib.close()
+    tuned = open_library(root, config=cfg, embedder=_Tuned(hash_embedder, belt))
+    res = tuned.search(question)
+    order = res.trace.stage("order")
+    assert not order.passed_through and "cosines of the query encoder's vector" in order.note
+    assert tuned.chunk(order.ranked[0].chunk_id).path == "c.md", order
+    hybrid = tuned.search(question, mode="hybrid")  # what the fit reads: the same cosines
+    x = tuned.order_features(hybrid, 20, 5.0, "query_encoder")
+    snap, tvec = tuned._snap, hash_embedder.embed_passages([belt])[0]
+    assert x[:, 1] == pytest.approx([float(snap.vectors.matrix[snap.by_id[h.chunk.id]] @ tvec) for h in hybrid.hits])
+    tuned.close()
+    for embedder, why in ((_Tuned(hash_embedder, belt, "enc-2"), "another query encoder"),
+                          (hash_embedder, "which is off")):
+        other = open_library(root, config=cfg, embedder=embedder)
+        order = other.search(question).trace.stage("order")
+        assert order.passed_through and why in order.note, order.note
+        other.close()
+
+
 def _chunk(cid: str, text: str, heading: str = "H") -> Chunk:
     return Chunk(id=cid, doc_id="d", version="1", path="d.md", start_line=1, end_line=1, heading_path=(heading,),
                  char_start=0, char_end=len(text), kind="prose", section_id="s", language="en", text=text)
@@ -109,7 +178,6 @@ def test_an_identifier_is_covered_by_its_words_in_a_heading():
     from engine.lang.words import term_held
 
     q = np.array([1.0, 0.0])
-    from dataclasses import replace
 
     chunks = [replace(_chunk("a", "If true, the phone's connection is used."), context="MQTT > Client Proxy Enabled"),
               replace(_chunk("b", "If true, the packets are sent as JSON."), context="MQTT > JSON Enabled")]

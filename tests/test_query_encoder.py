@@ -181,6 +181,17 @@ def test_one_run_gives_both_vectors_and_both_are_remembered(dirs):
     assert tuned.shape == (2, DIM) and e.tuned_queries([]).shape == (0, DIM)
 
 
+def test_a_query_encoder_is_named_by_the_delta_it_was_built_from(dirs):
+    """What the passage order fitted on its vectors checks (engine.search.order): the delta's
+    sha256, whatever bytes the graph was serialised to; a graph built otherwise, by its own."""
+    emb_dir, q_dir = dirs
+    assert Embedder(emb_dir, threads=1).query_checksum == ""
+    assert Embedder(emb_dir, threads=1, query_model_dir=q_dir).query_checksum == sha(q_dir / "model.onnx")
+    man = json.loads((q_dir / "manifest.json").read_text())
+    (q_dir / "manifest.json").write_text(json.dumps(man | {"source_delta": {"sha256": "d" * 64}}))
+    assert Embedder(emb_dir, threads=1, query_model_dir=q_dir).query_checksum == "d" * 64
+
+
 def test_a_query_encoder_built_for_another_embedder_is_refused(dirs):
     emb_dir, q_dir = dirs
     man = json.loads((q_dir / "manifest.json").read_text())

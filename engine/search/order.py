@@ -10,11 +10,16 @@ RRF sees ranks only. Two things it cannot see decide many questions on long manu
   question's terms in its text, context and heading path; an identifier also by its words,
   engine.lang.words.term_held),
 
-next to the passage's own cosine and its fused rank (``1 / (rank_c + rank)``). The score is
+next to the passage's own cosine and its fused rank (``1 / (rank_c + rank)``). The cosines are
+those of one vector of the question, named by the model (``question_vector``): the query
+encoder's (``"query_encoder"``, models/query_encoder/: trained to find the passage a question asks
+for, where the embedder's own vector is trained to find paraphrases) or the embedder's own
+(``"embedder"``, the order fitted before the query encoder existed). The score is
 ``w · (x - mean) / scale``; its weights, the features' names and ``rank_c`` are a fact about the
-embedder they were fitted with (``embedder_checksum``), kept in
-``models/passage_order/passage_order.json``. Only the first ``retrieval.rerank_input`` fused
-candidates are re-ordered; the trace records the result as the ``order`` stage. Numpy only.
+models they were fitted with (``embedder_checksum``, and ``query_encoder_checksum`` for the query
+encoder's vector), kept in ``models/passage_order/passage_order.json``. Only the first
+``retrieval.rerank_input`` fused candidates are re-ordered; the trace records the result as the
+``order`` stage. Numpy only.
 """
 
 from __future__ import annotations
@@ -30,13 +35,35 @@ from engine.fitted import load_fitted
 from engine.lang.words import term_held, terms
 from engine.types import Chunk
 
-__all__ = ["ORDER_FEATURES", "OrderModel", "PassageOrder", "candidate_features", "load_order_model",
-           "snapshot_features"]
+__all__ = ["ORDER_FEATURES", "QUESTION_VECTORS", "OrderModel", "PassageOrder", "QuestionVectors",
+           "candidate_features", "load_order_model", "snapshot_features"]
 
 ORDER_FEATURES = ("fused_rank", "cosine", "best_unit_cosine", "lexical_cover")
+QUESTION_VECTORS = ("embedder", "query_encoder")  # whose vector of the question the cosines are of
 
 # chunk -> the vectors of its answer units that the build stored (may be empty: not built yet)
 UnitVectors = Callable[[Chunk], np.ndarray]
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionVectors:
+    """A question's vectors from the search's one embedding run: the embedder's own (``own``) and
+    the query encoder's (``tuned``; None without one); ``content`` / ``tuned_content``: the same of
+    the question less the devices it names (engine.lang.codes.content_question; None when it names
+    none). Inside one device's manual every passage shares the device's name, so the question less
+    it is what tells them apart."""
+
+    own: np.ndarray
+    tuned: np.ndarray | None = None
+    content: np.ndarray | None = None
+    tuned_content: np.ndarray | None = None
+
+    def for_order(self, question_vector: str) -> np.ndarray | None:
+        """The vector whose cosines an order fitted on ``question_vector`` reads (None: the query
+        encoder's, and there is none)."""
+        if question_vector == "query_encoder":
+            return self.tuned if self.tuned_content is None else self.tuned_content
+        return self.own if self.content is None else self.content
 
 
 def candidate_features(question: str, qvec: np.ndarray, chunks: Sequence[Chunk], cosines: Sequence[float],
@@ -75,24 +102,35 @@ class OrderModel:
     embedder_checksum: str
     source: str = ""
     record: Mapping | None = None  # how it was fitted (command, questions, cross-validated numbers)
+    question_vector: str = "embedder"  # one of QUESTION_VECTORS: whose cosines the features hold
+    query_encoder_checksum: str = ""  # engine.models.query_encoder_identity, when question_vector names it
 
     def scores(self, features: np.ndarray) -> np.ndarray:
         return ((features - self.mean) / self.scale) @ self.weights
 
     def describe(self) -> str:
         return "learned passage order (" + ", ".join(
-            f"{n} {w:+.2f}" for n, w in zip(self.names, self.weights)) + ")"
+            f"{n} {w:+.2f}" for n, w in zip(self.names, self.weights)) + ")" + (
+            "; cosines of the query encoder's vector" if self.question_vector == "query_encoder" else "")
 
     def to_json(self) -> dict:
-        return {"format": 1, "features": list(self.names), "mean": self.mean.tolist(),
-                "scale": self.scale.tolist(), "weights": self.weights.tolist(), "rank_c": self.rank_c,
-                "embedder_checksum": self.embedder_checksum, "source": self.source,
-                "record": dict(self.record or {})}
+        d = {"format": 1 if self.question_vector == "embedder" else 2, "features": list(self.names),
+             "mean": self.mean.tolist(), "scale": self.scale.tolist(), "weights": self.weights.tolist(),
+             "rank_c": self.rank_c, "embedder_checksum": self.embedder_checksum}
+        if self.question_vector != "embedder":
+            d |= {"question_vector": self.question_vector, "query_encoder_checksum": self.query_encoder_checksum}
+        return d | {"source": self.source, "record": dict(self.record or {})}
 
     @classmethod
     def from_json(cls, d: Mapping) -> OrderModel:
-        if d.get("format") != 1:
+        """Format 1: cosines of the embedder's vector; format 2 names the question's vector."""
+        if d.get("format") not in (1, 2):
             raise ValueError(f"passage order model: unknown format {d.get('format')!r}")
+        question_vector = str(d["question_vector"]) if d["format"] == 2 else "embedder"
+        if question_vector not in QUESTION_VECTORS:
+            raise ValueError(f"passage order model: question_vector {question_vector!r}, "
+                             f"not one of {list(QUESTION_VECTORS)}")
+        encoder = str(d["query_encoder_checksum"]) if question_vector == "query_encoder" else ""
         names = tuple(d["features"])
         if names != ORDER_FEATURES:
             raise ValueError(f"passage order model: features {list(names)}, this version computes "
@@ -101,7 +139,7 @@ class OrderModel:
         if any(a.shape != (len(names),) for a in arrays) or not np.all(arrays[1] > 0):
             raise ValueError("passage order model: arrays do not match its feature list")
         return cls(names, *arrays, float(d["rank_c"]), str(d["embedder_checksum"]), str(d.get("source", "")),
-                   dict(d.get("record") or {}))
+                   dict(d.get("record") or {}), question_vector, encoder)
 
 
 def load_order_model(path: Path) -> OrderModel:
@@ -114,9 +152,11 @@ class PassageOrder:
     is none (``status``); and where the answer units' stored vectors come from."""
 
     def __init__(self, path: Path | None, embedder_checksum: str, unit_vectors: UnitVectors,
-                 model: OrderModel | None = None):
+                 model: OrderModel | None = None, query_encoder_checksum: str = ""):
+        """``query_encoder_checksum``: the library's query encoder ('' = none)."""
         self.path = path
         self.embedder_checksum = embedder_checksum
+        self.query_encoder_checksum = query_encoder_checksum
         self.unit_vectors = unit_vectors
         self._model = model
         self._why = ""  # why there is no model ('' = not read yet, or read)
@@ -144,4 +184,8 @@ class PassageOrder:
             return None, f"passage order model unreadable ({e})"
         if model.embedder_checksum != self.embedder_checksum:
             return None, f"{self.path} was fitted with another embedder"
+        if model.question_vector == "query_encoder" and model.query_encoder_checksum != self.query_encoder_checksum:
+            return None, (f"{self.path} was fitted with " + (
+                "another query encoder" if self.query_encoder_checksum else "the query encoder, which is off "
+                "(models.query_encoder = '')"))
         return model, ""

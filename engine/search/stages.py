@@ -36,7 +36,7 @@ from engine.search.context import ContextItem, assemble_context
 from engine.search.devices import mentioned, names_of
 from engine.search.eligibility import Eligibility
 from engine.search.fusion import fuse_rrf
-from engine.search.order import PassageOrder, snapshot_features
+from engine.search.order import PassageOrder, QuestionVectors, snapshot_features
 from engine.search.rerank import Reranker
 from engine.types import Hit, Ranked, SearchResult, Stage, StageStatus, Trace
 
@@ -63,12 +63,12 @@ def search(snap: Snapshot, question: str, mode: Mode, rule: Eligibility, config:
         mask = mask.copy()
         mask[[snap.by_id[c] for c in exclude if c in snap.by_id]] = False
     stages: list[Stage] = []
-    lex, vec, qvec, content = _branches(snap, question, mode, mask, config, embedder, stages)
+    lex, vec, qv = _branches(snap, question, mode, mask, config, embedder, stages)
     final = lex if mode == "lexical" else vec
     if mode in ("hybrid", "full"):
         final = _fuse(snap, question, lex, vec, config, stages)
         if mode == "full":
-            final = _order(snap, question, qvec, final, config, order, stages, content)
+            final = _order(snap, question, qv, final, config, order, stages)
             final = _rerank_and_context(snap, question, final, (lex, vec), mask, config, reranker, stages)
     hits = []
     for rank, (cid, score) in enumerate(final, 1):
@@ -78,15 +78,18 @@ def search(snap: Snapshot, question: str, mode: Mode, rule: Eligibility, config:
     names = question_names(question, snap.known_codes)
     unknown = snap.lexical.unknown(names, mask) if snap.lexical is not None else ()
     trace = Trace(question, int(mask.sum()), len(snap.chunks), tuple(stages), rule.describe(), unknown)
-    return SearchResult(question, tuple(hits), trace, qvec, content)
+    if qv is None:
+        return SearchResult(question, tuple(hits), trace)
+    return SearchResult(question, tuple(hits), trace, qv.own, qv.content, qv.tuned, qv.tuned_content)
 
 
 def _branches(snap: Snapshot, question: str, mode: Mode, mask: np.ndarray, config: Config, embedder: Any,
-              stages: list[Stage]) -> tuple[Pairs, Pairs, np.ndarray | None, np.ndarray | None]:
-    """The lexical and vector lists, the question's vector (None when not embedded) and, when it
-    names device codes of the library, the vector of the question without those devices (their
-    codes and the title words before them: engine.lang.codes.content_question), embedded in the
-    same call: the answer ranks its statements by it."""
+              stages: list[Stage]) -> tuple[Pairs, Pairs, QuestionVectors | None]:
+    """The lexical and vector lists and the question's vectors (None when not embedded): the
+    embedder's and the query encoder's and, when it names device codes of the library, those of the
+    question without those devices (their codes and the title words before them:
+    engine.lang.codes.content_question), embedded in the same call: the answer ranks its
+    statements by it."""
     rc = config.retrieval
 
     def keep(pairs: Sequence[tuple[int, float]]) -> Pairs:
@@ -101,7 +104,7 @@ def _branches(snap: Snapshot, question: str, mode: Mode, mask: np.ndarray, confi
 
     lex: Pairs = []
     vec: Pairs = []
-    qvec = content = None
+    qv = None
     if mode in ("lexical", "hybrid", "full"):
         t = time.perf_counter()
         lex = keep(snap.lexical.search(question, rc.lexical_depth, eligible=mask))
@@ -117,7 +120,10 @@ def _branches(snap: Snapshot, question: str, mode: Mode, mask: np.ndarray, confi
         else:  # an embedder of another kind (tests): its query encoder's vectors, if it has one
             own, tuned = embedder.embed_queries(texts), getattr(embedder, "tuned_queries", lambda _t: None)(texts)
         vecs = np.asarray(own, dtype=np.float32)
-        qvec, content = vecs[0], (vecs[1] if without is not None else None)
+        tvecs = None if tuned is None else np.asarray(tuned, dtype=np.float32)
+        qvec = vecs[0]
+        qv = QuestionVectors(qvec, None if tvecs is None else tvecs[0], vecs[1] if without is not None else None,
+                             tvecs[1] if without is not None and tvecs is not None else None)
         t_embed = (time.perf_counter() - t) * 1000
 
         def nearest(v: np.ndarray) -> Pairs:
@@ -129,14 +135,14 @@ def _branches(snap: Snapshot, question: str, mode: Mode, mask: np.ndarray, confi
         if without is not None:
             note += ", with the question less the devices it names"
         if tuned is not None:  # the query encoder's list merged in; a passage's score stays its cosine
-            other = nearest(np.asarray(tuned[0], dtype=np.float32))
+            other = nearest(tvecs[0])
             cos = dict(vec)
             cos.update({c: float(snap.vectors.matrix[snap.by_id[c]] @ qvec) for c, _ in other if c not in cos})
             merged = fuse_rrf([[c for c, _ in vec], [c for c, _ in other]], c=rc.rrf_c)
             vec = [(c, cos[c]) for c, _ in merged][:rc.vector_depth]
             note += f"; merged with the query encoder's list (rrf c={rc.rrf_c})"
         stages.append(_stage("vector", vec, rc.vector_depth, t, note))
-    return lex, vec, qvec, content
+    return lex, vec, qv
 
 
 def lexical_weight(snap: Snapshot, question: str, knee: float) -> float:
@@ -169,24 +175,24 @@ def _fuse(snap: Snapshot, question: str, lex: Pairs, vec: Pairs, config: Config,
     return fused
 
 
-def _order(snap: Snapshot, question: str, qvec: np.ndarray | None, fused: Pairs, config: Config,
-           order: PassageOrder | None, stages: list[Stage], content: np.ndarray | None = None) -> Pairs:
+def _order(snap: Snapshot, question: str, qv: QuestionVectors | None, fused: Pairs, config: Config,
+           order: PassageOrder | None, stages: list[Stage]) -> Pairs:
     """The first ``rerank_input`` fused candidates in the learned passage order; the rest after.
-    ``content``: the question less the devices it names (engine.lang.codes.content_question),
-    when it names some: its cosines order the passages, since every passage of the device's manual
-    shares the device's name (the passages about other devices go after all the same)."""
+    The cosines are of the vector the model was fitted on (``QuestionVectors.for_order``): of the
+    question less the devices it names, when it names some, since every passage of the device's
+    manual shares the device's name (the passages about other devices go after all the same)."""
     rc = config.retrieval
     t = time.perf_counter()
     head, tail = fused[:rc.rerank_input], fused[rc.rerank_input:]
     model = order.model() if order is not None else None
+    qvec = qv.for_order(model.question_vector) if model is not None and qv is not None else None
     if model is None or qvec is None or not head:
         why = (order.status if order is not None else "none given") if model is None else \
             "no candidates" if not head else "no question vector"
         stages.append(_stage("order", head, rc.rerank_input, t, f"off ({why}); fused order kept", StageStatus.OFF))
         return fused
     chunks = [snap.chunk_of(c) for c, _ in head]
-    scores = model.scores(snapshot_features(snap, question, qvec if content is None else content, chunks,
-                                            order.unit_vectors, model.rank_c))
+    scores = model.scores(snapshot_features(snap, question, qvec, chunks, order.unit_vectors, model.rank_c))
     # a question naming a device: passages from documents about other devices only go after the rest
     # (engine.search.devices); the named device's and those about no device (what holds for every
     # device: a platform's library reference, a general safety page) keep the learned order
@@ -196,7 +202,7 @@ def _order(snap: Snapshot, question: str, qvec: np.ndarray | None, fused: Pairs,
     ordered = [(head[i][0], float(scores[i])) for i in idx]
     note = model.describe() + (f"; passages about other devices than {', '.join(sorted(named))} after"
                                if named else "")
-    if content is not None:
+    if qv is not None and qv.content is not None:
         note += "; cosines of the question less the devices it names"
     stages.append(_stage("order", ordered, rc.rerank_input, t, note))
     return ordered + tail
