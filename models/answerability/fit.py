@@ -145,12 +145,14 @@ def _rows_for(lib: Library, gold: GoldResolver, q, set_name: str, split: str, co
 
 
 def dump(args) -> int:
-    config = load_config(args.config)
+    base = load_config(args.config)
     out = open(args.out, "w", encoding="utf-8")
     for spec in args.sets.split(","):
         name, split, *rest = spec.split(":")
         limit = int(rest[0]) if rest else None
         corpus = set_folder(name) / "corpus"
+        own = args.cross / f"{name}.toml" if args.cross is not None else None
+        config = load_config(own) if own is not None and own.is_file() else base
         lib = Library.open(corpus, config, args.index_root / name, repair=True)
         lib.build(rebuild=lib.generation is None)
         gold = GoldResolver(lib)
@@ -455,6 +457,10 @@ def main(argv: list[str] | None = None) -> int:
     d.add_argument("--sets", default="klipper-manuals:train")
     d.add_argument("--index-root", type=Path, default=Path("/tmp/fieldqa-answerability"))
     d.add_argument("--config", type=Path, default=None)
+    d.add_argument("--cross", type=Path, default=None, metavar="DIR",
+                   help="a set with a config DIR/SET.toml is asked through it (the query encoder and passage order "
+                        "fitted without that set: models/passage_order/fit.py --write-without); the others through "
+                        "--config")
     d.set_defaults(func=dump)
     f = sub.add_parser("fit")
     f.add_argument("rows", type=Path)

@@ -162,6 +162,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--l2", type=float, default=0.001)
     ap.add_argument("--folds", type=int, default=5, help="folds by gold file when only one set is fitted")
     ap.add_argument("--write", action="store_true", help="store the model in models/passage_order/")
+    ap.add_argument("--write-without", type=Path, default=None, metavar="DIR",
+                    help="with --cross-fit: also store, per set, the model fitted without it, for the query "
+                         "encoder trained without it (DIR/passage_order-without-SET.json), so that a set's train "
+                         "questions can be asked of the whole pipeline as of a manual it never saw")
     ap.add_argument("--config", type=Path, default=None, help="config TOML (default: the user's)")
     args = ap.parse_args(argv)
     t0 = time.time()
@@ -205,6 +209,19 @@ def main(argv: list[str] | None = None) -> int:
     }
     print(json.dumps(record, indent=1))
     print("weights:", dict(zip(ORDER_FEATURES, np.round(w, 3).tolist())))
+    if args.write_without is not None:
+        if not args.cross_fit or len(sets) < 2:
+            ap.error("--write-without needs --cross-fit and two sets or more")
+        args.write_without.mkdir(parents=True, exist_ok=True)
+        for name in sets:
+            m, sc, wt = fit([r for other in sets if other != name for r in by_set[other]], args.l2)
+            encoder = base.models.dir / f"fieldqa-query-without-{name}"
+            identity = query_encoder_identity(read_manifest(encoder, required=True)) if encoder_checksum else ""
+            without = OrderModel(ORDER_FEATURES, m, sc, wt, RANK_C, checksum, f"without {name}", {"without": name},
+                                 args.question_vector, identity)
+            path = args.write_without / f"passage_order-without-{name}.json"
+            path.write_text(json.dumps(without.to_json(), indent=1) + "\n", encoding="utf-8")
+            print(f"wrote {path}")
     if args.write:
         model = OrderModel(ORDER_FEATURES, mean, scale, w, RANK_C, checksum, ",".join(f"{x}:train" for x in sets),
                            record, args.question_vector, encoder_checksum)
