@@ -524,3 +524,21 @@ def test_a_graph_without_token_vectors_cannot_pool(tiny_embedder_dir: Path):
     e.pools_spans = False
     with pytest.raises(ModelError, match="token_embeddings"):
         e.embed_passages_pooled(["oil change"], [[(0, 3)]])
+
+
+def test_models_check_says_whether_the_passage_order_will_run(tmp_path: Path):
+    """The search turns a passage order fitted with other models off; check names it."""
+    from engine.search.order import ORDER_FEATURES, OrderModel
+    from fieldqa.commands.models import order_status
+
+    n = len(ORDER_FEATURES)
+    model = OrderModel(ORDER_FEATURES, np.zeros(n), np.ones(n), np.ones(n), 5.0, "emb", "test",
+                       question_vector="query_encoder", query_encoder_checksum="delta-1")
+    path = tmp_path / "passage_order.json"
+    path.write_text(json.dumps(model.to_json()))
+    assert order_status(path, "emb", "delta-1")["ok"]
+    for emb, query, why in (("other", "delta-1", "another embedder"), ("emb", "delta-2", "another query encoder"),
+                            ("emb", "", "which is off")):
+        got = order_status(path, emb, query)
+        assert not got["ok"] and why in got["error"], got
+    assert "no passage order model" in order_status(tmp_path / "absent.json", "emb", "delta-1")["error"]

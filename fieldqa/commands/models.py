@@ -59,13 +59,29 @@ def _models_cfg(args: argparse.Namespace):
         return d, d / NAME, None, None
 
 
-def _query_encoder_dir(args: argparse.Namespace) -> Path | None:
+def _config(args: argparse.Namespace):
+    """The CLI's config, or None where the CLI is not importable (the builder alone)."""
     try:
         from fieldqa.cli import config_from
-
-        return config_from(args).query_encoder_dir
     except ImportError:
         return None
+    return config_from(args)
+
+
+def _query_encoder_dir(args: argparse.Namespace) -> Path | None:
+    cfg = _config(args)
+    return cfg.query_encoder_dir if cfg is not None else None
+
+
+def order_status(path: Path, embedder_checksum: str, query_identity: str) -> dict:
+    """Whether the learned passage order at ``path`` will run with these models (the search turns
+    it off, saying why in the trace, when it was fitted with another embedder or query encoder)."""
+    from engine.search.order import PassageOrder
+
+    order = PassageOrder(path, embedder_checksum, lambda _chunk: np.zeros((0, 1)),
+                         query_encoder_checksum=query_identity)
+    ok = order.model() is not None
+    return {"model": path.name, "dir": str(path.parent), "ok": ok, **({} if ok else {"error": order.status})}
 
 
 def _err(msg: str) -> None:
@@ -175,14 +191,20 @@ def cmd_check(args: argparse.Namespace) -> int:
         except ModelError as e:
             out["reranker"] = {"dir": str(rr_dir), "ok": False, "error": str(e)}
     q_dir = _query_encoder_dir(args)
+    query_identity = ""
     if q_dir is not None:
         try:  # checksums, built for this embedder, and its vectors of a question come out unit-length
             q = Embedder(emb_dir, threads=threads, query_model_dir=q_dir, verify=True)
             v = q.tuned_queries(["how to reset the valve"])
             out["query_encoder"] = {"model": q_dir.name, "dir": str(q_dir),
                                     "ok": bool(abs(float(np.linalg.norm(v)) - 1.0) < 1e-3)}
+            query_identity = q.query_checksum
         except ModelError as e:
             out["query_encoder"] = {"dir": str(q_dir), "ok": False, "error": str(e)}
+    cfg = _config(args)
+    if cfg is not None and cfg.passage_order_path is not None:
+        emb_sha = str((read_manifest(emb_dir, required=True).get("files") or {}).get("model.onnx", ""))
+        out["passage_order"] = order_status(cfg.passage_order_path, emb_sha, query_identity)
     if args.json:
         print(json.dumps(out, indent=2, ensure_ascii=False))
     else:
@@ -190,12 +212,12 @@ def cmd_check(args: argparse.Namespace) -> int:
         for lang, c in res["min_cosine_by_language"].items():
             print(f"  {lang:<4} min cosine {c:.6f} {'ok' if c >= MIN_COSINE else 'FAIL (< %.3f)' % MIN_COSINE}")
         print(f"  max abs diff vs build-time vectors: {res['max_abs_diff_vs_build']:.2e}")
-        for key in ("query_encoder", "reranker"):
+        for key in ("query_encoder", "reranker", "passage_order"):
             if key in out:
                 r = out[key]
                 print(f"{key.replace('_', ' ')} {r.get('model', '')} in {r['dir']}: "
                       + ("ok" if r["ok"] else f"FAIL {r.get('error', '')}"))
-    ok = res["ok"] and all(out.get(k, {"ok": True})["ok"] for k in ("reranker", "query_encoder"))
+    ok = res["ok"] and all(out.get(k, {"ok": True})["ok"] for k in ("reranker", "query_encoder", "passage_order"))
     return 0 if ok else 1
 
 
