@@ -68,11 +68,6 @@ def _config(args: argparse.Namespace):
     return config_from(args)
 
 
-def _query_encoder_dir(args: argparse.Namespace) -> Path | None:
-    cfg = _config(args)
-    return cfg.query_encoder_dir if cfg is not None else None
-
-
 def order_status(path: Path, embedder_checksum: str, query_identity: str) -> dict:
     """Whether the learned passage order at ``path`` will run with these models (the search turns
     it off, saying why in the trace, when it was fitted with another embedder or query encoder)."""
@@ -190,7 +185,8 @@ def cmd_check(args: argparse.Namespace) -> int:
                                "checksums": "verified" if man else "no manifest"}
         except ModelError as e:
             out["reranker"] = {"dir": str(rr_dir), "ok": False, "error": str(e)}
-    q_dir = _query_encoder_dir(args)
+    cfg = _config(args)
+    q_dir = cfg.query_encoder_dir if cfg is not None else None
     query_identity = ""
     if q_dir is not None:
         try:  # checksums, built for this embedder, and its vectors of a question come out unit-length
@@ -201,7 +197,6 @@ def cmd_check(args: argparse.Namespace) -> int:
             query_identity = q.query_checksum
         except ModelError as e:
             out["query_encoder"] = {"dir": str(q_dir), "ok": False, "error": str(e)}
-    cfg = _config(args)
     if cfg is not None and cfg.passage_order_path is not None:
         emb_sha = str((read_manifest(emb_dir, required=True).get("files") or {}).get("model.onnx", ""))
         out["passage_order"] = order_status(cfg.passage_order_path, emb_sha, query_identity)
