@@ -90,6 +90,16 @@ AUCs .838 / .692, but does not transfer: on the bundled samples (never trained o
 .227 of the answerable questions (with the gaps: .015), the cosines of short passages running lower.
 ``--write`` stores the model in
 ``models/answerability/answerability.json`` with the embedder and cross-encoder checksums.
+
+Tried and not shipped (2026-12-02, the current pipeline's cross-fitted rows, 1,821; leave one manual
+set out at 0.08, then WLED + ZMK train rows no fit saw): gradient-boosted trees (scikit-learn's
+histogram GBM, depth 1-3, 100-200 rounds, the same weights and threshold recipe) reach AUC .836-.854
+against no-answer (logistic .873) and .819-.826 on WLED + ZMK (logistic .850); the cross-lingual
+flag times the vector features (so that a question the lexical view cannot see gets its own slopes
+for the cosines and gaps) moves AUC by .003 (.873 -> .876), noise. The operating point: at 0.10
+instead of 0.08 the WLED + ZMK answerable rows that reached the context abstain .043 / .046
+instead of .029 / .031, but those sets' dev answerable questions, retrieval misses included,
+already abstain .114 at 0.08; 0.08 stays.
 """
 
 from __future__ import annotations

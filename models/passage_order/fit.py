@@ -33,6 +33,13 @@ Chosen this way (2026-12-02), leave one set out over the five fitted sets, mean 
 WLED / ZMK train splits after it): fused .606; the query encoder's cosines .707 (.787 / .693)
 against the embedder's fitted the same way .679 (.787 / .707); both side by side (six features)
 no better (.689 at L2 .01); ``--l2`` .0001 to .003 all give .705-.707, .01 .694, .03 .692.
+Also no better (2026-12-02; the four features give .704 on that dump): each branch's own rank as a further feature (``1/(5 + rank)``
+in the lexical list, weighted by its fusion weight or not, and in the embedder's and the query
+encoder's vector lists): .684-.697; the cross-encoder's logit (models/reranker/MODEL_CARD.md):
+.682-.693. And a fusion that counts the embedder's and the query encoder's lists as two rankings
+next to the lexical one (branch ``research/vector-votes``): fused R@1 .606 -> .639, the order refitted
+on it .697 (WLED / ZMK .800 / .707), but multi-dev hybrid R@1 .852 -> .804 and full .898 -> .894
+(Wikipedia's strong lexical list loses weight); not shipped.
 """
 
 from __future__ import annotations
