@@ -42,6 +42,12 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
+def embedder_identity(manifest: dict[str, Any]) -> str:
+    """What names an embedder to the indexes and models fitted on its vectors (``Embedder.checksum``):
+    the sha256 of its model.onnx, as its manifest records it."""
+    return str((manifest.get("files") or {}).get("model.onnx", ""))
+
+
 def query_encoder_identity(manifest: dict[str, Any]) -> str:
     """What names a query encoder (models/query_encoder/) to the models fitted on its vectors: the
     sha256 of the trained delta it was built from (its graph is built from that delta for the
@@ -49,7 +55,7 @@ def query_encoder_identity(manifest: dict[str, Any]) -> str:
     not the graph's, so that a graph serialised byte for byte otherwise by another onnx still
     counts as the same encoder."""
     delta = (manifest.get("source_delta") or {}).get("sha256")
-    return str(delta or (manifest.get("files") or {}).get("model.onnx", ""))
+    return str(delta or embedder_identity(manifest))
 
 
 def read_manifest(model_dir: Path, *, required: bool) -> dict[str, Any] | None:
@@ -206,7 +212,7 @@ class Embedder:
             verify_checksums(self.model_dir, manifest)
         self.manifest = manifest
         self.model_id: str = str(manifest.get("name") or self.model_dir.name)
-        self.checksum: str = str((manifest.get("files") or {}).get("model.onnx", ""))
+        self.checksum: str = embedder_identity(manifest)
         self.dim: int = int(manifest.get("dim", 0))
         self.max_length: int = max(2, min(int(max_length), int(manifest.get("max_length", max_length))))
         self.batch_size = max(1, int(batch_size))

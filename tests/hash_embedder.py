@@ -55,3 +55,18 @@ class HashEmbedder:
     def embed_passages_pooled(self, texts: Sequence[str], spans: Sequence[Sequence[tuple[int, int]]]):
         vecs = self.embed_passages(texts)
         return vecs, [[self._vec(t[a:b]) for a, b in sp] for t, sp in zip(texts, spans)]
+
+
+class TunedHash:
+    """A hash embedder with a planted "query encoder" (named ``checksum``, as
+    ``Embedder.query_checksum``) whose vector of any question is the vector of ``target``'s text:
+    its list, or the cosines read off it, must show where the query encoder's vector reaches."""
+
+    def __init__(self, inner: HashEmbedder, target: str, checksum: str = "enc-1"):
+        self._inner, self._target, self.query_checksum = inner, target, checksum
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+    def tuned_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return np.repeat(self._inner.embed_passages([self._target]), len(texts), axis=0)

@@ -13,6 +13,7 @@ import pytest
 from engine.search.diagnose import classify
 from engine.search.order import ORDER_FEATURES, OrderModel, candidate_features, load_order_model
 from engine.types import Chunk
+from hash_embedder import TunedHash
 from model_scripts import load_script
 
 order_fit = load_script("passage_order/fit.py", "order_fit")
@@ -108,20 +109,6 @@ def test_an_order_fitted_on_the_query_encoders_vector_names_it_and_round_trips(t
         load_order_model(tmp_path / "lacks.json")
 
 
-class _Tuned:
-    """The hash embedder with a "query encoder" (checksum ``checksum``) whose vector of any
-    question is the vector of ``target``'s text."""
-
-    def __init__(self, inner, target: str, checksum: str = "enc-1"):
-        self._inner, self._target, self.query_checksum = inner, target, checksum
-
-    def __getattr__(self, name):
-        return getattr(self._inner, name)
-
-    def tuned_queries(self, texts):
-        return np.repeat(self._inner.embed_passages([self._target]), len(texts), axis=0)
-
-
 def test_an_order_fitted_on_the_query_encoders_vector_reads_its_cosines(
         tmp_path, write_library, open_library, hash_embedder, fast_config):
     """Cosine alone decides: through the embedder's vector the valve passage answers the valve
@@ -137,11 +124,11 @@ def test_an_order_fitted_on_the_query_encoders_vector_reads_its_cosines(
                                  "retrieval.rerank": False})
     plain = fast_config.replace(**{"retrieval.passage_order": str(_write(tmp_path / "e.json", _model([0, 10.0, 0, 0]))),
                                    "retrieval.rerank": False})
-    lib = open_library(root, config=plain, embedder=_Tuned(hash_embedder, belt))
+    lib = open_library(root, config=plain, embedder=TunedHash(hash_embedder, belt))
     lib.build()
     assert lib.chunk(lib.search(question).trace.stage("order").ranked[0].chunk_id).path == "a.md"
     lib.close()
-    tuned = open_library(root, config=cfg, embedder=_Tuned(hash_embedder, belt))
+    tuned = open_library(root, config=cfg, embedder=TunedHash(hash_embedder, belt))
     res = tuned.search(question)
     order = res.trace.stage("order")
     assert not order.passed_through and "cosines of the query encoder's vector" in order.note
@@ -151,7 +138,7 @@ def test_an_order_fitted_on_the_query_encoders_vector_reads_its_cosines(
     snap, tvec = tuned._snap, hash_embedder.embed_passages([belt])[0]
     assert x[:, 1] == pytest.approx([float(snap.vectors.matrix[snap.by_id[h.chunk.id]] @ tvec) for h in hybrid.hits])
     tuned.close()
-    for embedder, why in ((_Tuned(hash_embedder, belt, "enc-2"), "another query encoder"),
+    for embedder, why in ((TunedHash(hash_embedder, belt, "enc-2"), "another query encoder"),
                           (hash_embedder, "which is off")):
         other = open_library(root, config=cfg, embedder=embedder)
         order = other.search(question).trace.stage("order")

@@ -22,6 +22,7 @@ from test_models import DIM, embed_graph, make_tokenizer, sha, write_manifest  #
 
 from engine.models import Embedder, ModelError  # noqa: E402
 from fieldqa.modelbuild import Q4_BLOCK, E5Weights, build_onnx, ort_session  # noqa: E402
+from hash_embedder import TunedHash  # noqa: E402
 
 H, NH, FF, VOC, MAXP, LAYERS = 32, 2, 64, 40, 16, 2
 LINEARS = (("q", H, H), ("k", H, H), ("v", H, H), ("ao", H, H), ("fi", FF, H), ("fo", H, FF))
@@ -211,20 +212,6 @@ def test_a_missing_or_corrupt_query_encoder_names_the_fix(dirs):
 
 
 # ------------------------------------------------------------------- the vector branch
-class _TunedHash:
-    """The hash embedder, with a "query encoder" whose vector of any question is the vector of
-    one passage's text: its list must reach the vector branch, within eligibility."""
-
-    def __init__(self, inner, target_text: str):
-        self._inner, self._target = inner, target_text
-
-    def __getattr__(self, name):
-        return getattr(self._inner, name)
-
-    def tuned_queries(self, texts):
-        return np.repeat(self._inner.embed_passages([self._target]), len(texts), axis=0)
-
-
 DOCS = {"a.md": "# Valve\n\nOpen the valve slowly before starting the pump.\n",
         "b.md": "# Filter\n\nReplace the filter cartridge every six months.\n",
         "c.md": "# Belt\n\nThe drive belt tension is 12 mm of deflection at the middle.\n"}
@@ -241,7 +228,7 @@ def test_the_query_encoders_list_is_merged_into_the_vector_branch_within_eligibi
     assert [h.chunk.path for h in alone.hits] == ["a.md"]
     lib.close()
     tuned = open_library(root, config=cfg.replace(**{"retrieval.vector_depth": 2}),
-                         embedder=_TunedHash(hash_embedder, "The drive belt tension is 12 mm of deflection at the middle."))
+                         embedder=TunedHash(hash_embedder, "The drive belt tension is 12 mm of deflection at the middle."))
     res = tuned.search(question, mode="vector")
     assert {h.chunk.path for h in res.hits} == {"a.md", "c.md"}
     assert "merged with the query encoder's list" in res.trace.stage("vector").note

@@ -45,18 +45,16 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 # ----------------------------------------------------------------------------- config
-def _models_cfg(args: argparse.Namespace):
-    """(models dir, embedder dir, reranker dir | None, ModelsConfig | None)."""
-    try:
-        from fieldqa.cli import config_from
-
-        cfg = config_from(args)
-        return cfg.models.dir, cfg.embedder_dir, cfg.reranker_dir, cfg.models
-    except ImportError:
+def _models_cfg(args: argparse.Namespace, cfg=None):
+    """(models dir, embedder dir, reranker dir | None, ModelsConfig | None), from ``cfg`` (the CLI's
+    config, read here when not given) or, without the CLI, the repository's models folder."""
+    cfg = cfg if cfg is not None else _config(args)
+    if cfg is None:
         from fieldqa.modelbuild import NAME
 
         d = Path(__file__).resolve().parents[2] / "models"
         return d, d / NAME, None, None
+    return cfg.models.dir, cfg.embedder_dir, cfg.reranker_dir, cfg.models
 
 
 def _config(args: argparse.Namespace):
@@ -164,9 +162,11 @@ def check_embedder(model_dir: Path, threads: int = 2) -> dict:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from engine.models import CrossEncoder, Embedder, ModelError, read_manifest, verify_checksums
+    from engine.models import (CrossEncoder, Embedder, ModelError, embedder_identity, read_manifest,
+                               verify_checksums)
 
-    _, emb_dir, rr_dir, mc = _models_cfg(args)
+    cfg = _config(args)
+    _, emb_dir, rr_dir, mc = _models_cfg(args, cfg)
     threads = mc.threads if mc else 2
     try:
         res = check_embedder(emb_dir, threads)
@@ -185,7 +185,6 @@ def cmd_check(args: argparse.Namespace) -> int:
                                "checksums": "verified" if man else "no manifest"}
         except ModelError as e:
             out["reranker"] = {"dir": str(rr_dir), "ok": False, "error": str(e)}
-    cfg = _config(args)
     q_dir = cfg.query_encoder_dir if cfg is not None else None
     query_identity = ""
     if q_dir is not None:
@@ -198,7 +197,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         except ModelError as e:
             out["query_encoder"] = {"dir": str(q_dir), "ok": False, "error": str(e)}
     if cfg is not None and cfg.passage_order_path is not None:
-        emb_sha = str((read_manifest(emb_dir, required=True).get("files") or {}).get("model.onnx", ""))
+        emb_sha = embedder_identity(read_manifest(emb_dir, required=True))
         out["passage_order"] = order_status(cfg.passage_order_path, emb_sha, query_identity)
     if args.json:
         print(json.dumps(out, indent=2, ensure_ascii=False))
