@@ -87,9 +87,12 @@ class ChunkingConfig:
         "pass (late chunking: the unit's token vectors averaged), so indexing costs one pass, not one per "
         "chunk plus one per unit (about half the build time). Off by default: pooled vectors carry the "
         "chunk's context and tell a passage's sentences apart less well, and the answers lose for it. "
-        "klipper-manuals dev, shipped order/answerability models: full R@1 .618 -> .600, answerable "
-        "abstention .018 -> .054; samples R@1 .742 -> .712, cited .924 -> .894 (refitting both models on "
-        "pooled vectors did worse: samples cited .818). For libraries too large to index twice over. Needs "
+        "Shipped order/answerability models (2026-12-02), on -> off: WLED + ZMK train full R@1 .707 / .740, "
+        "cited .813 / .847, first claim .660 / .740; klipper-manuals dev R@1 .727 / .782, first claim .673 / "
+        ".746, abstention answerable .054 / .018, no-answer .677 / .710; samples R@1 .849 / .864, cited .939 / "
+        ".985 (refitting both models on pooled vectors did worse, samples cited .818; a linear map from the "
+        "pooled and chunk vectors to the own-pass one lifts R@1 but moves the answerability's operating point: "
+        "branch research/unit-map). For libraries too large to index twice over. Needs "
         "a model graph with token vectors (as `fieldqa models build` writes); else a pass per unit.",
         False)
     max_file_mb: float = doc("Files larger than this are skipped and reported.", 50.0, range=(0.001, 100_000))
