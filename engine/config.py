@@ -87,7 +87,7 @@ class ChunkingConfig:
         "pass (late chunking: the unit's token vectors averaged), so indexing costs one pass, not one per "
         "chunk plus one per unit (about half the build time). Off by default: pooled vectors carry the "
         "chunk's context and tell a passage's sentences apart less well, and the answers lose for it. "
-        "Shipped order/answerability models (2026-12-02), on -> off: WLED + ZMK train full R@1 .707 / .740, "
+        "Shipped order/answerability models (2026-12-02), pooled / a pass per unit: WLED + ZMK train full R@1 .707 / .740, "
         "cited .813 / .847, first claim .660 / .740; klipper-manuals dev R@1 .727 / .782, first claim .673 / "
         ".746, abstention answerable .054 / .018, no-answer .677 / .710; samples R@1 .849 / .864, cited .939 / "
         ".985 (refitting both models on pooled vectors did worse, samples cited .818; a linear map from the "
