@@ -87,13 +87,15 @@ class ChunkingConfig:
         "pass (late chunking: the unit's token vectors averaged), so indexing costs one pass, not one per "
         "chunk plus one per unit (about half the build time). Off by default: pooled vectors carry the "
         "chunk's context and tell a passage's sentences apart less well, and the answers lose for it. "
-        "Shipped order/answerability models (2026-12-02), pooled / a pass per unit: WLED + ZMK train full R@1 .707 / .740, "
-        "cited .813 / .847, first claim .660 / .740; klipper-manuals dev R@1 .727 / .782, first claim .673 / "
-        ".746, abstention answerable .054 / .018, no-answer .677 / .710; samples R@1 .849 / .864, cited .939 / "
-        ".985 (refitting both models on pooled vectors did worse, samples cited .818; a linear map from the "
-        "pooled and chunk vectors to the own-pass one lifts R@1 but moves the answerability's operating point: "
-        "branch research/unit-map). For libraries too large to index twice over. Needs "
-        "a model graph with token vectors (as `fieldqa models build` writes); else a pass per unit.",
+        "Shipped order/answerability models (2026-12-02), pooled / a pass per unit: WLED + ZMK train full "
+        "R@1 .707 / .740, cited .813 / .847, first claim .660 / .740; klipper-manuals dev R@1 .727 / .782, "
+        "first claim .673 / .746, abstention answerable .054 / .018, no-answer .677 / .710; samples R@1 .849 "
+        "/ .864, cited .939 / .985. Refitting both models on pooled vectors did worse (samples cited .818); a "
+        "linear map fitted on train text from the pooled and chunk vectors to the own-pass one (branch "
+        "research/unit-map) lifts klipper dev R@1 .727 -> .764 but, the answerability's threshold being "
+        "fitted on own-pass vectors, its no-answer abstention falls .677 -> .452. For libraries too large to "
+        "index twice over. Needs a model graph with token vectors (as `fieldqa models build` writes); else a "
+        "pass per unit.",
         False)
     max_file_mb: float = doc("Files larger than this are skipped and reported.", 50.0, range=(0.001, 100_000))
     pdf_timeout_s: float = doc("Time limit for parsing one PDF (in a subprocess).", 60.0, range=(0.1, 3600))
