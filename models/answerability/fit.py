@@ -100,6 +100,17 @@ for the cosines and gaps) moves AUC by .003 (.873 -> .876), noise. The operating
 instead of 0.08 the WLED + ZMK answerable rows that reached the context abstain .043 / .046
 instead of .029 / .031, but those sets' dev answerable questions, retrieval misses included,
 already abstain .114 at 0.08; 0.08 stays.
+Nor the learned passage order's confidence (2026-12-02; five manual sets' train rows, 921, through
+the query encoder and the order fitted without each set; leave one set out at 0.08, then WLED + ZMK
+train rows through the shipped models): the order stage's softmax share of its first passage, or
+its score's gap over the rest of the order's head, as one more feature. Alone, each separates
+WLED + ZMK answerable rows from no-answer and removed-gold ones better than any shipped feature
+(AUC .757 / .767 against ``unit_gap``'s .731 / .749), and in the model the AUCs rise (leave one
+set out, answerable against no-answer .876 -> .889, against removed-gold .705 -> .742; WLED
+removed-gold .794 -> .826), but not where the threshold sits: at each held-out set's own .08
+answerable abstention, no-answer abstention .640 -> .628 (gap: .619), removed-gold .298 -> .315;
+WLED no-answer .60 -> .60, ZMK .52 -> .44: the AUC gain lies away from the threshold, among
+questions the model already abstains on or already answers.
 """
 
 from __future__ import annotations

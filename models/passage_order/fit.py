@@ -43,6 +43,13 @@ on it .697 (WLED / ZMK .800 / .707), but multi-dev hybrid R@1 .852 -> .804 and f
 below 1 (asked in another language: hybrid R@1 of those .592 -> .617, vector alone .596; multi-dev
 untouched): fused .616, the order refitted on it .694 (PX4 .618 -> .579, Meshtastic .711 -> .684,
 MicroPython .770 -> .784; WLED / ZMK unchanged); not shipped.
+Nor the passage's surroundings (2026-12-02, a fifth feature beside the four, the same cross-fitted
+run; the four give .707, WLED / ZMK .787 / .693): the best cosine of the other chunks of its section
+.682 (.760 / .693), their mean .669 (.747 / .680), the best cosine of its document .682 (.773 /
+.707), the mean of the document's three best .699 (.787 / .707), the better of its two neighbours'
+.692 (.773 / .680), section and document best together .677 (.773 / .693). A passage whose section
+or manual is about the question is already near the top of the fused list; these features move
+the wrong neighbour up as often as the right passage.
 """
 
 from __future__ import annotations
