@@ -21,7 +21,7 @@ prints, per set:
   (default 0.05, half the 10 % target, for margin) over all sets together, which is
   what ``engine.answer.CALIBRATED_THRESHOLD`` is set from.
 
-Dev sets (``/work/shared/eval``) hold only answerable questions: they calibrate the
+Dev sets (``../shared/eval``) hold only answerable questions: they calibrate the
 "do not abstain when the answer is there" side; ``samples/questions.tsv`` holds both.
 """
 
@@ -43,9 +43,8 @@ from engine.config import load_config  # noqa: E402
 from engine.eval.answers import AnswerEval  # noqa: E402
 from engine.eval.retrieval import load_questions  # noqa: E402
 from engine.pipeline import Library  # noqa: E402
+from fieldqa.question_sets import set_folder  # noqa: E402
 
-EVAL = Path("/work/shared/eval")
-TRAINING = ROOT / "models" / "training"  # the project's own sets (their dev splits are reported too)
 
 
 def run_set(name: str, corpus: Path, questions_file: Path, index_root: Path, limit: int | None,
@@ -120,7 +119,7 @@ def calibrate(rows: list[dict], max_answerable_abstain: float) -> float:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--samples", action="store_true", help="run samples/questions.tsv (default if no --dev)")
-    ap.add_argument("--dev", default="", help="comma-separated dev sets of /work/shared/eval (e.g. piaf-fr)")
+    ap.add_argument("--dev", default="", help="comma-separated dev sets of ../shared/eval (e.g. piaf-fr)")
     ap.add_argument("--limit", type=int, default=None, help="questions per set")
     ap.add_argument("--index-root", type=Path, default=Path("/tmp/fieldqa-bench-answers"))
     ap.add_argument("--max-answerable-abstain", type=float, default=0.05)
@@ -133,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.samples or not args.dev:
         sets.append(("samples", ROOT / "samples", ROOT / "samples" / "questions.tsv"))
     for name in filter(None, args.dev.split(",")):
-        folder = TRAINING / name if (TRAINING / name).is_dir() else EVAL / name  # ours, else shared
+        folder = set_folder(name)  # the project's own training sets' dev splits are reported too
         qf = folder / "questions.dev.tsv"
         if not qf.exists():
             qf = folder / "questions.tsv"

@@ -20,8 +20,9 @@ from engine.config import Config
 from engine.ingest import iter_library
 from engine.ingest.chunking import approx_counter, chunk_document, tokenizer_counter
 from engine.types import IngestIssue
+from fieldqa.question_sets import EVAL
 
-EVAL = Path(__file__).resolve().parents[1].parent / "shared" / "eval" / "piaf-fr" / "corpus"
+PIAF = EVAL / "piaf-fr" / "corpus"
 
 
 def run(root: Path, cfg: Config, count) -> dict:
@@ -70,10 +71,10 @@ def main() -> int:
     else:
         count, counter = approx_counter(), "estimate (tokenizer not built)"
     out: dict = {"counter": counter}
-    if EVAL.is_dir():
-        out["markdown"] = run(EVAL, cfg, count)
+    if PIAF.is_dir():
+        out["markdown"] = run(PIAF, cfg, count)
     else:
-        out["markdown"] = {"skipped": f"{EVAL} not found"}
+        out["markdown"] = {"skipped": f"{PIAF} not found"}
     with tempfile.TemporaryDirectory() as d:
         root = Path(d)
         for i in range(3):

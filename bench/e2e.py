@@ -39,9 +39,10 @@ from typing import Any
 
 import numpy as np
 
+from fieldqa.question_sets import EVAL
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-EVAL = REPO.parent / "shared" / "eval"
 LIBRARIES = {"samples": (REPO / "samples", REPO / "samples" / "questions.tsv"),
              "klipper": (EVAL / "klipper-manuals" / "corpus", EVAL / "klipper-manuals" / "questions.dev.tsv")}
 

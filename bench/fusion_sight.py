@@ -37,9 +37,9 @@ klipper-manuals' train questions, on neither of the other two sets'):
 On the train splits no rule beats the knee alone on any set, and dropping the lexical list
 (mismatch=0) loses a first place and MRR there: on these sets a cross-lingual question's lexical
 list, noisy as it is, helps at least as often as it hurts (an identifier, a product name, a code it
-shares with the manuals). So the knee stays the only rule. On klipper-manuals dev, mismatch=0 would gain two first places (one es,
-one fr question, the two families where hybrid R@1 is below vector R@1 there: issue 14); a rule the
-train splits do not support is not chosen for that.
+shares with the manuals). So the knee stays the only rule. On klipper-manuals dev, mismatch=0 would
+gain two first places (one es, one fr question, the two families where hybrid R@1 is below vector
+R@1 there: issue 14); a rule the train splits do not support is not chosen for that.
 """
 
 from __future__ import annotations
@@ -60,14 +60,8 @@ from engine.lang.language import question_language  # noqa: E402
 from engine.pipeline import Library  # noqa: E402
 from engine.search.diagnose import GoldResolver  # noqa: E402
 from engine.search.fusion import fuse_rrf  # noqa: E402
+from fieldqa.question_sets import set_folder  # noqa: E402
 
-EVAL = ROOT.parent / "shared" / "eval"
-TRAINING = ROOT / "models" / "training"  # the project's own sets (models/training/README.md)
-
-
-def set_folder(name: str) -> Path:
-    """A set's folder: a training set of the project's own, else a shared evaluation set."""
-    return TRAINING / name if (TRAINING / name).is_dir() else EVAL / name
 
 
 def branch_lists(spec: str, config, index_root: Path) -> list[dict]:

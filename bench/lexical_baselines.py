@@ -9,7 +9,7 @@ Each baseline is ``build(texts) -> searcher`` with ``searcher.search(query, k) -
 - ``build_rank_bm25``: rank_bm25's BM25Okapi over ``engine.index.lexical.tokenize`` terms;
 - ``build_lexical``: fieldqa's ``LexicalIndex`` behind the same interface.
 
-Run ``python -m bench.lexical_baselines [SET_DIR]`` (default: /work/shared/eval/multi-dev)
+Run ``python -m bench.lexical_baselines [SET_DIR]`` (default: ../shared/eval/multi-dev)
 to print R@1/R@5/R@10/MRR@10 and queries/s for each, under the eval README's hit rule.
 """
 
@@ -29,8 +29,9 @@ import numpy as np
 
 from engine.index.lexical import LexicalIndex
 from engine.lang.words import tokenize
+from fieldqa.question_sets import EVAL
 
-DEFAULT_SET = Path("/work/shared/eval/multi-dev")
+DEFAULT_SET = EVAL / "multi-dev"
 _WORD_RE = re.compile(r"\w+")
 
 

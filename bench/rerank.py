@@ -9,7 +9,7 @@ Latency: ``engine.models.CrossEncoder.score(question, 20 passages)`` (onnxruntim
 first-stage candidates; p50/p95 wall time and the CPU time per call (on a shared machine
 the CPU time says what the wall time would be on idle cores).
 
-Quality, per dev split (``/work/shared/eval``): R@1, R@5 and MRR@10 of the lexical branch
+Quality, per dev split (``../shared/eval``): R@1, R@5 and MRR@10 of the lexical branch
 (``engine.index.lexical``), the e5 vector branch (``models/multilingual-e5-small``), their RRF
 fusion ("hybrid", top 20), hybrid + rerank (the top 20 reordered by the cross-encoder;
 "20 -> 5" keeps the first 5), the plain blend (RRF of the fused and the cross-encoder

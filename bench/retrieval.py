@@ -4,7 +4,7 @@ brute-force numpy vectors) measured in the same run and printed as ratios.
 
     python -m bench.retrieval [--quick] [--json] [--sets multi-dev,piaf-fr] [--limit N]
 
-- Quality: each set in /work/shared/eval (``questions.dev.tsv``; ``questions.tsv`` for
+- Quality: each set in ../shared/eval (``questions.dev.tsv``; ``questions.tsv`` for
   multi-dev) is indexed with the real embedder into ``--index-root`` (default
   ``.index/``, git-ignored; the corpus folders are only read).  Embeddings are cached in
   each index; the per-language sets first import the multi-dev cache (same passages), so
@@ -44,8 +44,8 @@ from engine.index.vectors import VectorIndex
 from engine.pipeline import BuildProgress, Library
 from engine.search.diagnose import GoldResolver
 from engine.types import Chunk, DocumentMeta
+from fieldqa.question_sets import EVAL
 
-EVAL = Path("/work/shared/eval")
 SETS = {"multi-dev": "questions.tsv", "piaf-fr": "questions.dev.tsv", "cmrc-zh": "questions.dev.tsv",
         "drcd-zh-hant": "questions.dev.tsv"}
 

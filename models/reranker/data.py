@@ -3,7 +3,7 @@
 Used by ``models/reranker/train.py`` and ``bench/rerank.py`` (dev tooling; numpy,
 tokenizers, onnxruntime and the project's own ``engine`` only, no torch).
 
-A *set* is a folder of ``/work/shared/eval`` (see its README): ``corpus/**.md`` where each
+A *set* is a folder of ``../shared/eval`` (see its README): ``corpus/**.md`` where each
 ``## `` section is one passage, and ``questions.{train,dev}.tsv`` (or ``questions.tsv``)
 rows ``question<TAB>path:LINE[|path:LINE...]<TAB>family``.
 
@@ -19,7 +19,6 @@ with reciprocal rank fusion (c = 60).  Vectors are cached by content under
 from __future__ import annotations
 
 import hashlib
-import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +30,9 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-EVAL_DIR = Path(os.environ.get("FIELDQA_EVAL_DIR", "/work/shared/eval"))
+from fieldqa.question_sets import EVAL  # noqa: E402
+
+EVAL_DIR = EVAL  # fieldqa.question_sets: ../shared/eval, or $FIELDQA_EVAL_DIR
 SETS = ("piaf-fr", "cmrc-zh", "drcd-zh-hant")
 CACHE_DIR = ROOT / "models" / ".cache" / "reranker"
 EMBEDDER_DIR = ROOT / "models" / "multilingual-e5-small"

@@ -11,7 +11,7 @@ tokens), head ``segcos`` (scale * cosine of the mean question and mean passage t
 jointly encoded pair, + bias) or ``dense`` (mean -> dense -> tanh -> linear).  The
 word-embedding matrix stays frozen; everything else is trained and written as the delta.
 
-Data: ONLY the train splits of /work/shared/eval/{piaf-fr,cmrc-zh,drcd-zh-hant} (a seeded
+Data: ONLY the train splits of ../shared/eval/{piaf-fr,cmrc-zh,drcd-zh-hant} (a seeded
 sample of ``--per-set`` questions each).  One group = the gold passage + ``--negatives``
 non-gold passages sampled from the question's top-20 first-stage candidates
 (``--first-stage lexical``: ``engine.index.lexical.LexicalIndex`` BM25; ``hybrid``: RRF of BM25 and
