@@ -30,9 +30,8 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from fieldqa.question_sets import EVAL  # noqa: E402
+from fieldqa.question_sets import EVAL  # noqa: E402  (../shared/eval, or $FIELDQA_EVAL_DIR)
 
-EVAL_DIR = EVAL  # fieldqa.question_sets: ../shared/eval, or $FIELDQA_EVAL_DIR
 SETS = ("piaf-fr", "cmrc-zh", "drcd-zh-hant")
 CACHE_DIR = ROOT / "models" / ".cache" / "reranker"
 EMBEDDER_DIR = ROOT / "models" / "multilingual-e5-small"
@@ -190,7 +189,7 @@ def load_tokenizer(path: Path | None = None):
 
 def load_split(set_name: str, split: str) -> tuple[Corpus, list[Question]]:
     """``split`` = 'train' or 'dev' (multi-dev: 'dev' reads questions.tsv)."""
-    d = EVAL_DIR / set_name
+    d = EVAL / set_name
     corpus = load_corpus(d / "corpus")
     tsv = d / ("questions.tsv" if set_name == "multi-dev" else f"questions.{split}.tsv")
     return corpus, load_questions(tsv, corpus)

