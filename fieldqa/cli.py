@@ -71,6 +71,17 @@ def command_first(argv: list[str], commands: set[str]) -> list[str]:
     return argv
 
 
+def innermost(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:
+    """The parser of the (sub-)sub-command ``args`` were read for: ``fieldqa models build`` gives
+    the ``build`` parser, so an error names that command and shows its usage, not fieldqa's."""
+    while True:
+        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        chosen = getattr(args, subs[0].dest, None) if subs else None
+        if chosen not in (subs[0].choices if subs else {}):
+            return parser
+        parser = subs[0].choices[chosen]
+
+
 def tui_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="fieldqa", description="Open the TUI on a library folder.")
     parser.add_argument("folder", nargs="?", type=Path, help="library folder (default: the configured one)")
@@ -119,7 +130,9 @@ def main(argv: list[str] | None = None) -> int:
     argv = command_first(argv, commands)
     try:
         if argv and (argv[0] in commands or argv[0] in ("-h", "--help")):
-            args = parser.parse_args(argv)
+            args, extra = parser.parse_known_args(argv)
+            if extra:  # told by the sub-command's own parser, whose usage lists what it takes
+                innermost(parser, args).error(f"unrecognized arguments: {' '.join(extra)}")
             problem = question_problem(getattr(args, "question", None)) or folder_problem(
                 getattr(args, "path", None) or getattr(args, "corpus", None), files_too=argv[0] == "chunks")
             if problem:

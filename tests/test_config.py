@@ -96,6 +96,22 @@ def test_a_folder_without_manuals_is_refused_before_anything_is_created(capsys, 
     assert not (tmp_path / "idx").exists()
 
 
+@pytest.mark.parametrize("argv, command, extra", [
+    (["ask", "oil?", "samples", "--corpus", "x"], "fieldqa ask", "--corpus x"),
+    (["models", "build", "--bogus"], "fieldqa models build", "--bogus"),
+    (["config", "show", "extra"], "fieldqa config show", "extra"),
+])
+def test_an_unknown_argument_is_told_by_the_sub_command_with_its_usage(capsys, argv, command, extra):
+    from fieldqa.cli import main
+
+    with pytest.raises(SystemExit) as e:
+        main(argv)
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"usage: {command} ")  # what the command takes, not fieldqa's list of commands
+    assert f"{command}: error: unrecognized arguments: {extra}" in err
+
+
 def test_options_are_read_before_or_after_the_sub_command(tmp_path, capsys):
     from fieldqa.cli import main
 
