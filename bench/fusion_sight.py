@@ -40,6 +40,33 @@ list, noisy as it is, helps at least as often as it hurts (an identifier, a prod
 shares with the manuals). So the knee stays the only rule. On klipper-manuals dev, mismatch=0 would
 gain two first places (one es, one fr question, the two families where hybrid R@1 is below vector
 R@1 there: issue 14); a rule the train splits do not support is not chosen for that.
+
+Three more ways to give such a question a lexical list it can use were measured the same way
+(2026-12-02, knee 0.5, R@1 / MRR@10 of the other-language questions; a one-off script over the
+branch lists, not kept):
+
+| variant | klipper train (46) | wled train (41) | zmk train (40) | klipper dev (31, report) |
+|---|---|---|---|---|
+| the knee alone (shipped) | .696 / .766 | .659 / .751 | .675 / .721 | .645 / .770 |
+| vocabulary, 3 words, replacing the list | .696 / .764 | .634 / .725 | .725 / .759 | .548 / .715 |
+| vocabulary, 3 words, a third list | .696 / .769 | .634 / .723 | .750 / .772 | .484 / .677 |
+| vocabulary, 5 words, a third list | .674 / .763 | .659 / .737 | .700 / .734 | .516 / .695 |
+| lexical list within the vector branch's first 10 | .696 / .766 | .659 / .746 | .675 / .721 | .710 / .802 |
+| the question's own-language stopwords dropped | .674 / .754 | .659 / .752 | .700 / .736 | .645 / .770 |
+
+"Vocabulary": the library's own words (letters, digits, ``_`` and ``-``; in 2 or more passages and
+at most 30 % of them; 4,173 for klipper, embedded as passages in 15 s) ranked by cosine to the
+question's embedder vector, the first M searched by BM25 (with the question, weight 0.5 in place
+of its list; or alone, weight 0.5, as a third ranking). The words nearest a whole question are the
+manual's own topic words and link slugs ("configuring-octoprint-to-use-klipper", "klipper3d"),
+not a translation of what it asks; word by word (a word embedded as a query) the embedder
+translates cognates and common terms (température -> temperature .916, 온도 -> temperature .913,
+ベルト -> belts .902) but as confidently maps others to look-alikes (buse -> bus .890, courroies
+-> queries .861, 皮带 -> piece .863). "Within the vector branch's first 10": the lexical list
+keeps only candidates the vector branch also found, which only reorders what the vector list
+holds. "Stopwords": a question's words on its own language's list (``stop-words`` 2025.11.4: es, fr,
+de, it, pt, nl) left out of its BM25 query, so Spanish "no", "o", "sin", "uno" stop matching English
+passages. None is better than the knee on every train split, so none is shipped.
 """
 
 from __future__ import annotations

@@ -111,6 +111,18 @@ removed-gold .794 -> .826), but not where the threshold sits: at each held-out s
 answerable abstention, no-answer abstention .640 -> .628 (gap: .619), removed-gold .298 -> .315;
 WLED no-answer .60 -> .60, ZMK .52 -> .44: the AUC gain lies away from the threshold, among
 questions the model already abstains on or already answers.
+Nor the embedding view of coverage token by token (2026-12-02; WLED + ZMK train, 350 rows through
+the shipped models: 134 answerable that reached the context, 150 removed-gold, 50 no-answer): each
+question token's best cosine among the token vectors of the evidence (the embedder's
+``token_embeddings``, L2-normalised, the prefix and special tokens left out; over the first
+passage, the first three, the best unit or the best three units), then the mean, the minimum or
+the 20th percentile over the question's tokens, so that one thing the question names and no
+passage holds shows. Alone, AUC answerable against no-answer .55-.63 and against removed-gold
+.62-.69 (the shipped probability .842 / .770); next to the shipped logit in a two-feature
+regression fitted on one set and scored on the other, no-answer abstention at the held-out set's
+own .08 answerable abstention stays or falls (WLED .60 -> .56-.60, ZMK .48 -> .44-.52) and
+removed-gold falls on WLED (.52 -> .40-.49). The embedder's token vectors were never trained to
+align word with word; the sentence vector already carries what they share.
 """
 
 from __future__ import annotations
