@@ -34,6 +34,7 @@ def config_from(args: argparse.Namespace, **overrides) -> Config:
 
 EXIT_CODES = """exit status:
   0  done (an answer, results, an index)
+  1  fieldqa models: a build, check, pack or unpack failed (the message says which)
   2  usage or input error: a missing folder, an empty or non-UTF-8 question, a broken index
   3  no answer: "not found in these documents" (ask), or the expected passage was not found (trace)
   4  another process is indexing this library
@@ -112,7 +113,7 @@ def folder_problem(folder: Path | None, files_too: bool = False) -> str:
     if files_too and folder.is_file():
         return ""
     if not folder.exists():
-        return f"no such folder: {folder}"
+        return f"no such {'file or folder' if files_too else 'folder'}: {folder}"
     if not folder.is_dir():
         return f"not a folder: {folder}"
     from engine.ingest.formats import FORMATS, holds_manuals

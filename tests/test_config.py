@@ -79,6 +79,13 @@ def test_a_missing_folder_is_refused_before_anything_is_created(capsys, tmp_path
     assert not (tmp_path / "idx").exists()
 
 
+def test_chunks_of_a_missing_path_says_file_or_folder(capsys):
+    from fieldqa.cli import main
+
+    assert main(["chunks", "/no/such/manual.md"]) == 2
+    assert capsys.readouterr().err.strip() == "fieldqa chunks: no such file or folder: /no/such/manual.md"
+
+
 @pytest.mark.parametrize("command", [["ask", "oil?"], ["search", "oil"], ["index"], []])
 def test_a_folder_without_manuals_is_refused_before_anything_is_created(capsys, tmp_path, command):
     from fieldqa.cli import main
@@ -110,6 +117,19 @@ def test_an_unknown_argument_is_told_by_the_sub_command_with_its_usage(capsys, a
     err = capsys.readouterr().err
     assert err.startswith(f"usage: {command} ")  # what the command takes, not fieldqa's list of commands
     assert f"{command}: error: unrecognized arguments: {extra}" in err
+
+
+def test_a_questions_file_that_cannot_be_read_is_refused_before_the_library_is_opened(capsys, tmp_path):
+    from fieldqa.cli import main
+
+    latin1 = tmp_path / "latin1.tsv"
+    latin1.write_bytes("Où est le filtre ?\tmanual.md:1\tfr\n".encode("latin-1"))
+    for questions, words in ((tmp_path / "missing.tsv", "no such questions file"),
+                             (tmp_path, "not a questions file"), (latin1, "is not UTF-8 text (byte 1)")):
+        assert main(["eval", str(questions), "--corpus", "samples", "--index", str(tmp_path / "idx")]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and words in err[0] and "index" not in err[0]  # no talk of a failed write
+    assert not (tmp_path / "idx").exists()
 
 
 def test_options_are_read_before_or_after_the_sub_command(tmp_path, capsys):

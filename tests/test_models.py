@@ -476,6 +476,15 @@ def test_unpack_rejects_checksum_mismatch(tmp_path: Path, cli_models_dir: Path, 
     assert sha(cli_models_dir / "tiny-e5" / "model.onnx") == before  # untouched
 
 
+def test_unpack_of_a_missing_archive_is_an_input_error(tmp_path: Path, cli_models_dir: Path, capsys):
+    from fieldqa.commands import models as cmd
+
+    before = sorted(p.name for p in cli_models_dir.iterdir())
+    assert cmd.cmd_unpack(_args(cli_models_dir, file=tmp_path / "missing.tar.gz")) == 2  # as any missing input
+    assert "no such file" in capsys.readouterr().err
+    assert sorted(p.name for p in cli_models_dir.iterdir()) == before
+
+
 def test_register_sets_func():
     from fieldqa.commands import models as cmd
 

@@ -273,7 +273,7 @@ def cmd_unpack(args: argparse.Namespace) -> int:
     models_dir, _, _, _ = _models_cfg(args)
     if not args.file.is_file():
         _err(f"no such file: {args.file}")
-        return 1
+        return 2
     models_dir.mkdir(parents=True, exist_ok=True)
     stage = Path(tempfile.mkdtemp(prefix=".unpack.", dir=models_dir))
     try:

@@ -295,6 +295,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
     unknown = [m for m in modes if m not in MODES]
     if unknown:
         return _fail(f"unknown mode(s) {', '.join(unknown)}; use {', '.join(MODES)}")
+    problem = questions_file_problem(Path(args.questions))
+    if problem:
+        return _fail(problem)
     questions = load_questions(args.questions, limit=args.limit)
     lib = _open(args.corpus, cfg, args.index)
     try:
@@ -318,6 +321,22 @@ def cmd_eval(args: argparse.Namespace) -> int:
     finally:
         lib.close()
     return 0
+
+
+def questions_file_problem(path: Path) -> str:
+    """Why ``path`` cannot be read as a questions TSV ('' when it can): said before the library is
+    opened, and never as a failed write of the index (which a missing file is not)."""
+    if not path.exists():
+        return f"no such questions file: {path}"
+    if not path.is_file():
+        return f"not a questions file: {path} (a TSV file: question<TAB>expected<TAB>family)"
+    try:
+        path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as e:
+        return f"{path} is not UTF-8 text (byte {e.start}): save the questions file as UTF-8"
+    except OSError as e:
+        return f"cannot read the questions file {path}: {e.strerror or e}"
+    return ""
 
 
 # ---- output -------------------------------------------------------------------------------
