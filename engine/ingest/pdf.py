@@ -176,7 +176,8 @@ class _PageWriter:
                     and 0 < above["y"] - ln["y"] <= TITLE_SPACING * ln["s"])
 
         for k, ln in enumerate(lines):
-            body_text = " | ".join(ln["c"]) if k in rows else ln["t"].strip()
+            cells = _header_cells(ln, lines[k + 1]) if rows.get(k) == "header" and k + 1 in rows else ln["c"]
+            body_text = " | ".join(cells) if k in rows else ln["t"].strip()
             if k > 0:
                 self._append("\n")
             self.line_no += 1
@@ -283,7 +284,9 @@ def _typical_gap(lines: list[dict]) -> float:
 
 
 def _table_runs(lines: list[dict]) -> dict[int, str]:
-    """Line index -> "header"/"row" for runs of >= 2 lines with the same number (>= 2) of cells."""
+    """Line index -> "header"/"row" for runs of >= 2 lines with the same number (>= 2) of cells; the
+    line right above a run is its header when its cells start on the run's columns, however many of
+    its cells ran together (a bold header set tighter than the rows: ``_header_cells``)."""
     out: dict[int, str] = {}
     k = 0
     while k < len(lines):
@@ -292,10 +295,41 @@ def _table_runs(lines: list[dict]) -> dict[int, str]:
         while n >= 2 and m + 1 < len(lines) and len(lines[m + 1]["c"]) == n:
             m += 1
         if n >= 2 and m > k:
-            out[k] = "header"
-            out.update({j: "row" for j in range(k + 1, m + 1)})
+            top = k - 1 if k > 0 and k - 1 not in out and _heads_columns(lines[k - 1], lines[k]) else k
+            out[top] = "header"
+            out.update({j: "row" for j in range(top + 1, m + 1)})
         k = m + 1
     return out
+
+
+def _heads_columns(head: dict, row: dict) -> bool:
+    """Whether ``head`` reads as the header of the table whose first row is ``row``: the line right
+    above it (within two and a half lines), of fewer cells, each starting on one of the row's
+    columns, the first on the first."""
+    tol = 0.6 * max(row["s"], 1.0)
+    if not 2 <= len(head["c"]) < len(row["c"]) or not 0 < head["y"] - row["y"] <= 2.5 * max(row["s"], 1.0):
+        return False
+    return (abs(head["x"][0] - row["x"][0]) <= tol
+            and all(any(abs(x - c) <= tol for c in row["x"]) for x in head["x"]))
+
+
+def _header_cells(head: dict, row: dict) -> list[str]:
+    """``head``'s cells cut on ``row``'s columns: a cell that runs over a column start is split at
+    the space whose estimated position (``_advance``) is nearest to it. ``head["c"]`` as it is when
+    the cut does not give one cell a column."""
+    tol = 0.6 * max(row["s"], 1.0)
+    out: list[str] = []
+    for text, x, e in zip(head["c"], head["x"], head["e"]):
+        inner = [c for c in row["x"] if x + tol < c < e - tol]
+        for c in inner:
+            spaces = [i for i, ch in enumerate(text) if ch == " "]
+            if not spaces:
+                break
+            cut = min(spaces, key=lambda i: abs(x + _advance(text[:i + 1], head["s"]) - c))
+            out.append(text[:cut].strip())
+            text, x = text[cut + 1:], x + _advance(text[:cut + 1], head["s"])
+        out.append(text.strip())
+    return out if len(out) == len(row["c"]) and all(out) else list(head["c"])
 
 
 # --- child side ----------------------------------------------------------------

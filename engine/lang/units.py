@@ -37,7 +37,9 @@ UnitKind = Literal["sentence", "list_item", "table_row", "code"]
 # 10: ... and so are the lines of a heading wrapped over up to three lines
 # 11: a line of pictures and hidden HTML tags only is no claim ([<img src="shot.png">](shot.png))
 # 12: a Markdown table's rows need no pipe at either end (GitHub tables: "on | bool | On/Off state")
-UNITS_VERSION = "12"
+# 13: an HTML or PDF table's rows (cells joined by " | ") are rows, not one sentence; a table's header
+#     row is no claim (each row carries it)
+UNITS_VERSION = "13"
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,11 +90,12 @@ SAFETY_ADMONITIONS = frozenset({"danger", "warning", "caution", "attention", "er
 def split_units(chunk: Chunk) -> tuple[Unit, ...]:
     """Split a chunk's text into claimable units, in document order.
 
-    Lines are read one by one: a table row (not the ``|---|`` rule) or a list item
-    is one unit (its list marker left out of the span; a wrapped item's continuation lines, up to
-    a blank line, are part of it: indented ones always, unindented ones where blank lines part the
-    blocks, as in Markdown, and in a text without them, where a line is a printed line (PDF), a line
-    in lower case under an item whose sentence has not ended); other lines are gathered
+    Lines are read one by one: a table row (not the ``|---|`` rule, nor the header row, which each
+    row carries: ``header_rows``; in HTML, PDF and plain text a line of cells joined by " | ") or a
+    list item is one unit (its list marker left out of the span; a wrapped item's continuation
+    lines, up to a blank line, are part of it: indented ones always, unindented ones where blank
+    lines part the blocks, as in Markdown, and in a text without them, where a line is a printed
+    line (PDF), a line in lower case under an item whose sentence has not ended); other lines are gathered
     into paragraphs (a blank line, a heading, a list item or a row ends one) and a
     paragraph is cut into sentences (markup a reader never sees left out: the lines of HTML or JSX
     tags of a paragraph that opens with a tag, MDX's import lines; engine.lang.markup). Code
@@ -166,8 +169,10 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
     # in a text whose headings are not marked up (PDF, HTML, plain text), the lines that read as one of
     # the chunk's headings are that heading, not statements
     titled = _heading_lines(raws, chunk.heading_path) if roles is None else {}
-    piped = (pipe_table_lines(lines, chunk.kind == "table" and "|" in chunk.context)
-             if format_of(chunk.path) == "markdown" else set())
+    fmt = format_of(chunk.path)
+    piped = (pipe_table_lines(lines, chunk.kind == "table" and "|" in chunk.context) if fmt == "markdown"
+             else rendered_table_lines(lines) if fmt in ("html", "pdf", "text") else set())
+    headers = header_rows(lines, piped, chunk.context)
     opened_at = 0  # the indentation of the open admonition's opening line
     for k, raw in enumerate(raws):
         line_start, line_end = pos, pos + len(raw.rstrip("\r\n"))
@@ -236,7 +241,7 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
             continue
         if _TABLE_ROW.match(line) or k in piped:
             flush()
-            if not _TABLE_RULE.match(line):
+            if not _TABLE_RULE.match(line) and k not in headers:
                 s, e = strip_span(text, line_start, line_end)
                 if e > s:
                     out.append(("table_row", s, e, heading, kind_at(s)))
@@ -361,6 +366,30 @@ def pipe_table_lines(lines: Sequence[str], in_table: bool = False) -> set[int]:
         else:
             inside = False
     return rows
+
+
+def rendered_table_lines(lines: Sequence[str]) -> set[int]:
+    """Indices of the lines of a text whose tables the reader rendered itself (HTML and PDF, one
+    row a line, cells joined by " | "; a plain text's own pipe tables read the same): each such
+    line is a row."""
+    return {k for k, line in enumerate(lines) if " | " in line}
+
+
+def header_rows(lines: Sequence[str], rows: set[int], context: str) -> set[int]:
+    """Indices of the table rows among ``rows`` (and pipe lines) that are a table's header, not a
+    statement: the line above a ``|---|`` rule, or a row the chunk's context names as the header
+    of its table (HTML, PDF: the rows below it carry it). Each row is embedded and shown with its
+    header (engine.answer.units, engine.render), so the header says nothing of its own."""
+    named = {" ".join(line.split()) for line in context.splitlines() if "|" in line}
+    out: set[int] = set()
+    for k, line in enumerate(lines):
+        if "|" not in line or _TABLE_RULE.match(line):
+            continue
+        if k + 1 < len(lines) and "|" in lines[k + 1] and _TABLE_RULE.match(lines[k + 1]):
+            out.add(k)
+        elif k in rows and " ".join(line.split()) in named:
+            out.add(k)
+    return out
 
 
 def _says_something(text: str, code: bool = False) -> bool:

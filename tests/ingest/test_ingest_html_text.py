@@ -62,6 +62,24 @@ def test_html_lines_point_into_the_html_file(lib: Path) -> None:
     assert line_text(lib / "p.html", steps.start_line) == "<h2>Wartung</h2>"
 
 
+def test_an_html_table_row_is_one_claim_with_its_header_and_the_header_row_none(lib: Path) -> None:
+    from engine.answer.conflicts import table_header
+    from engine.lang.units import split_units
+    from engine.render import claim_display
+    from engine.types import Claim
+
+    _, chunks = chunks_of(lib, "p.html", PAGE)
+    table = next(c for c in chunks if "Laufrad | 38" in c.text)
+    units = split_units(table)
+    rows = [u for u in units if u.kind == "table_row"]
+    assert [u.text for u in rows] == ["Gehäuse | 55", "Laufrad | 38"]  # not one sentence of the whole table
+    assert "Schraube | Moment (N·m)" not in [u.text for u in units]  # the header row says nothing of its own
+    header = table_header(table, rows[1])
+    assert header == "Schraube | Moment (N·m)"
+    shown = claim_display(Claim(text=rows[1].text, citation=1, char_start=0, char_end=8, header=header))
+    assert shown == "Laufrad — Moment (N·m): 38"
+
+
 def test_html_with_only_script_is_skipped(lib: Path) -> None:
     got = read(lib, "s.html", "<html><head><script>alert(1)</script></head><body><nav>x</nav></body></html>")
     assert isinstance(got, IngestIssue) and "no text" in got.reason

@@ -293,8 +293,8 @@ def test_a_table_whose_rows_have_no_outer_pipes_gives_one_row_per_line_with_its_
     _doc, chunks = chunks_of(lib, "api.md", page)
     units = [(u, c) for c in chunks for u in split_units(c)]
     rows = [u.text for u, _c in units if u.kind == "table_row"]
-    assert rows == ["| JSON key | Value range | Description",  # as a table with outer pipes: the header is a row
-                    "on | bool | On/Off state of the light.", "bri | 0 to 255 | Brightness of the light.",
+    assert rows == ["on | bool | On/Off state of the light.",  # the header is no row: each row carries it
+                    "bri | 0 to 255 | Brightness of the light.",
                     "udpn.nn | bool | Don't send a broadcast packet. Not included in state response."]
     assert [u.text for u, _c in units if u.kind == "sentence"] == ["Send the state as JSON.", "It updates the light."]
     u, c = next((u, c) for u, c in units if u.text.startswith("bri"))

@@ -15,8 +15,8 @@ from pdf_support import (LEFT_COLUMN, RIGHT_COLUMN, bomb_pdf, manual_pdf, raw_pd
 from engine.config import ChunkingConfig
 from engine.ingest import read_document
 from engine.ingest.chunking import approx_counter, chunk_document
-from engine.ingest.pdf import (PdfFailure, _lines, heading_lines, heading_levels, page_furniture, parse_pdf,
-                               reading_order)
+from engine.ingest.pdf import (PdfFailure, _header_cells, _lines, _table_runs, heading_lines, heading_levels,
+                               page_furniture, parse_pdf, reading_order)
 from engine.lang.outline import outline_key
 from engine.types import IngestIssue
 
@@ -42,6 +42,30 @@ def test_pdf_pages_headings_and_table_rows(lib: Path) -> None:
     assert second[0].location == "guide.pdf:p2"
     table = [c for c in chunks if "Impeller nut | M16 | 38" in c.text]
     assert table and "Fastener | Size | Torque (Nm)" in table[0].context
+
+
+def _table_line(cells: list[str], xs: list[float], y: float, size: float = 10.0) -> dict:
+    ends = [x + 5.0 * len(c) for c, x in zip(cells, xs)]
+    return {"t": " ".join(cells), "s": size, "y": y, "c": cells if len(cells) >= 2 else [], "x": xs, "e": ends}
+
+
+def test_a_table_header_set_tighter_than_its_rows_is_its_header_cut_on_their_columns() -> None:
+    cols = [60.0, 156.0, 252.0, 349.0, 445.0]
+    lines = [_table_line(["Replace a filter at the final pressure drop."], [60.0], 720.0),
+             # bold headings run together: "Initial drop (Pa)" ends too near "Replace at (Pa)" for a gap
+             _table_line(["Filter stage", "Class", "Part number", "Initial drop (Pa) Replace at (Pa)"],
+                         cols[:4], 684.4),
+             _table_line(["Pre-filter panel", "G4", "CV-FP4", "40", "150"], cols, 664.6),
+             _table_line(["Bag filter", "F7", "CV-FB7", "90", "250"], cols, 644.7)]
+    lines[1]["e"][3] = 525.0
+    assert _table_runs(lines) == {1: "header", 2: "row", 3: "row"}  # not headed by its first row
+    assert _header_cells(lines[1], lines[2]) == ["Filter stage", "Class", "Part number", "Initial drop (Pa)",
+                                                 "Replace at (Pa)"]
+    # a line above whose cells do not start on the table's columns is no header of it
+    stray = _table_line(["Note", "see 4.2"], [60.0, 300.0], 684.4)
+    assert _table_runs([stray, *lines[2:]]) == {1: "header", 2: "row"}
+    # nor one further up than two and a half lines
+    assert _table_runs([_table_line(lines[1]["c"], cols[:4], 720.0), *lines[2:]]) == {1: "header", 2: "row"}
 
 
 def test_running_headers_and_page_numbers_are_not_text(lib: Path) -> None:
