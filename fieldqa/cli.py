@@ -35,7 +35,7 @@ def config_from(args: argparse.Namespace, **overrides) -> Config:
 EXIT_CODES = """exit status:
   0  done (an answer, results, an index)
   1  fieldqa models: a build, check, pack or unpack failed (the message says which)
-  2  usage or input error: a missing folder, an empty or non-UTF-8 question, a broken index
+  2  usage or input error: a missing folder, an empty, wordless or non-UTF-8 question, a broken index
   3  no answer: "not found in these documents" (ask), or the expected passage was not found (trace)
   4  another process is indexing this library
   5  the disk is full or failed while writing (the previous index is unchanged)
@@ -101,6 +101,10 @@ def question_problem(question: str | None) -> str:
         return "the question is not valid UTF-8 text (check the terminal's encoding)"
     if not question.strip():
         return "the question is empty"
+    from engine.answer.compose import NO_WORDS, holds_words
+
+    if not holds_words(question):
+        return NO_WORDS
     return ""
 
 

@@ -413,6 +413,17 @@ def test_no_hits_abstains():
     assert a.abstained and not a.to_consult
 
 
+@pytest.mark.parametrize("question", ["???", "?!…", "🔧 ?"])
+def test_a_question_without_a_word_abstains_whatever_the_search_brings(question):
+    from engine.answer.compose import NO_WORDS
+
+    lib = library()
+    result = lib.search("How do I replace the battery pack of the VB-12?")  # passages that answer something
+    assert result.hits
+    a = compose_answer(question, result, lib, CONFIG)
+    assert a.abstained and not a.claims and not a.to_consult and a.notes == (NO_WORDS,)
+
+
 @pytest.mark.parametrize("text", [
     "Do not open the compartment in rain.", "Only open the casing once it has cooled.",
     "Ne desserrez pas le bouchon.", "Utilisez uniquement l'huile BR-OIL 46.",

@@ -58,7 +58,8 @@ def test_missing_explicit_config_file_fails(tmp_path, capsys):
     assert "not found" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("question, words", [("oil \udcff?", "not valid UTF-8"), ("  \t", "empty")])
+@pytest.mark.parametrize("question, words", [("oil \udcff?", "not valid UTF-8"), ("  \t", "empty"),
+                                            ("???", "no word to look for")])
 def test_a_question_that_cannot_be_asked_exits_2_with_one_line(capsys, question, words):
     from fieldqa.cli import main
 

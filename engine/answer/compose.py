@@ -31,6 +31,14 @@ def citation_for(n: int, chunk: Chunk, meta: DocumentMeta) -> Citation:
     )
 
 
+NO_WORDS = "the question holds no word to look for (no letter or digit)"
+
+
+def holds_words(question: str) -> bool:
+    """Whether ``question`` holds a letter or a digit, in any script ("???" holds none)."""
+    return any(ch.isalnum() for ch in question)
+
+
 def compose_answer(question: str, result: SearchResult, library, config: Config,
                    eligibility: Eligibility | None = None) -> Answer:
     """The cited answer for ``question`` built from ``result``'s final context.
@@ -42,6 +50,9 @@ def compose_answer(question: str, result: SearchResult, library, config: Config,
     rule = eligibility if eligibility is not None else Eligibility.from_filters(config.filters)
     notes = [f"{s.name}: {s.note}" for s in result.trace.stages
              if s.status is StageStatus.DEGRADED] if result.trace else []
+    if not holds_words(question):  # nothing to answer, whatever the search brought back
+        return Answer(question, (), (), abstained=True, trace=result.trace,
+                      notes=tuple(notes + [NO_WORDS]))
     if not result.hits:
         return Answer(question, (), (), abstained=True, trace=result.trace,
                       notes=tuple(notes + ["no passage passed the filters"]))
