@@ -371,8 +371,10 @@ def pipe_table_lines(lines: Sequence[str], in_table: bool = False) -> set[int]:
 def rendered_table_lines(lines: Sequence[str]) -> set[int]:
     """Indices of the lines of a text whose tables the reader rendered itself (HTML and PDF, one
     row a line, cells joined by " | "; a plain text's own pipe tables read the same): each such
-    line is a row."""
-    return {k for k, line in enumerate(lines) if " | " in line}
+    line is a row, unless a cell of it holds more than one sentence (a page laid out in a table,
+    as word processors save them: its cells are prose, read sentence by sentence)."""
+    return {k for k, line in enumerate(lines)
+            if " | " in line and all(len(sentence_spans(cell)) <= 1 for cell in line.split(" | "))}
 
 
 def header_rows(lines: Sequence[str], rows: set[int], context: str) -> set[int]:

@@ -80,6 +80,17 @@ def test_an_html_table_row_is_one_claim_with_its_header_and_the_header_row_none(
     assert shown == "Laufrad — Moment (N·m): 38"
 
 
+def test_a_page_laid_out_in_a_table_is_read_sentence_by_sentence(lib: Path) -> None:
+    from engine.lang.units import split_units
+
+    page = ("<html><body><h1>Pump P1</h1><table><tr><td>Safety</td><td>Switch the pump off. Wait until it "
+            "has cooled. Then open the casing.</td></tr></table></body></html>")
+    _, chunks = chunks_of(lib, "layout.html", page)
+    units = [u for c in chunks for u in split_units(c)]
+    assert not [u for u in units if u.kind == "table_row"]
+    assert "Wait until it has cooled." in [u.text for u in units]
+
+
 def test_html_with_only_script_is_skipped(lib: Path) -> None:
     got = read(lib, "s.html", "<html><head><script>alert(1)</script></head><body><nav>x</nav></body></html>")
     assert isinstance(got, IngestIssue) and "no text" in got.reason
