@@ -76,11 +76,11 @@ def innermost(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argp
     """The parser of the (sub-)sub-command ``args`` were read for: ``fieldqa models build`` gives
     the ``build`` parser, so an error names that command and shows its usage, not fieldqa's."""
     while True:
-        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-        chosen = getattr(args, subs[0].dest, None) if subs else None
-        if chosen not in (subs[0].choices if subs else {}):
+        subs = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
+        chosen = getattr(args, subs.dest, None) if subs is not None else None
+        if subs is None or chosen not in subs.choices:
             return parser
-        parser = subs[0].choices[chosen]
+        parser = subs.choices[chosen]
 
 
 def tui_parser() -> argparse.ArgumentParser:
