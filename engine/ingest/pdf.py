@@ -302,11 +302,16 @@ def _table_runs(lines: list[dict]) -> dict[int, str]:
     return out
 
 
+def _column_tolerance(row: dict) -> float:
+    """How far a cell may start from a column of ``row`` and still be in it: 0.6 of its type size."""
+    return 0.6 * max(row["s"], 1.0)
+
+
 def _heads_columns(head: dict, row: dict) -> bool:
     """Whether ``head`` reads as the header of the table whose first row is ``row``: the line right
     above it (within two and a half lines), of fewer cells, each starting on one of the row's
     columns, the first on the first."""
-    tol = 0.6 * max(row["s"], 1.0)
+    tol = _column_tolerance(row)
     if not 2 <= len(head["c"]) < len(row["c"]) or not 0 < head["y"] - row["y"] <= 2.5 * max(row["s"], 1.0):
         return False
     return (abs(head["x"][0] - row["x"][0]) <= tol
@@ -317,7 +322,7 @@ def _header_cells(head: dict, row: dict) -> list[str]:
     """``head``'s cells cut on ``row``'s columns: a cell that runs over a column start is split at
     the space whose estimated position (``_advance``) is nearest to it. ``head["c"]`` as it is when
     the cut does not give one cell a column."""
-    tol = 0.6 * max(row["s"], 1.0)
+    tol = _column_tolerance(row)
     out: list[str] = []
     for text, x, e in zip(head["c"], head["x"], head["e"]):
         inner = [c for c in row["x"] if x + tol < c < e - tol]

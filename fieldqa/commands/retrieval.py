@@ -288,17 +288,16 @@ def cmd_trace(args: argparse.Namespace) -> int:
 
 @_guarded
 def cmd_eval(args: argparse.Namespace) -> int:
-    from engine.eval.retrieval import evaluate, format_misses, format_report, load_questions
+    from engine.eval.retrieval import evaluate, format_misses, format_report
 
     cfg = _config(args)
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     unknown = [m for m in modes if m not in MODES]
     if unknown:
         return _fail(f"unknown mode(s) {', '.join(unknown)}; use {', '.join(MODES)}")
-    problem = questions_file_problem(Path(args.questions))
+    questions, problem = read_questions(Path(args.questions), args.limit)
     if problem:
         return _fail(problem)
-    questions = load_questions(args.questions, limit=args.limit)
     lib = _open(args.corpus, cfg, args.index)
     try:
         _build(lib, progress=args.progress)
@@ -323,20 +322,21 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
-def questions_file_problem(path: Path) -> str:
-    """Why ``path`` cannot be read as a questions TSV ('' when it can): said before the library is
+def read_questions(path: Path, limit: int | None) -> tuple[list, str]:
+    """The questions TSV at ``path`` read once, or why it cannot be: said before the library is
     opened, and never as a failed write of the index (which a missing file is not)."""
+    from engine.eval.retrieval import load_questions
+
     if not path.exists():
-        return f"no such questions file: {path}"
+        return [], f"no such questions file: {path}"
     if not path.is_file():
-        return f"not a questions file: {path} (a TSV file: question<TAB>expected<TAB>family)"
+        return [], f"not a questions file: {path} (a TSV file: question<TAB>expected<TAB>family)"
     try:
-        path.read_bytes().decode("utf-8")
+        return load_questions(path, limit=limit), ""
     except UnicodeDecodeError as e:
-        return f"{path} is not UTF-8 text (byte {e.start}): save the questions file as UTF-8"
+        return [], f"{path} is not UTF-8 text (byte {e.start}): save the questions file as UTF-8"
     except OSError as e:
-        return f"cannot read the questions file {path}: {e.strerror or e}"
-    return ""
+        return [], f"cannot read the questions file {path}: {e.strerror or e}"
 
 
 # ---- output -------------------------------------------------------------------------------
