@@ -16,6 +16,13 @@
 The trace also names what the question names (engine.lang.names) that no eligible passage
 mentions at all (``Trace.unknown_names``, from the lexical index's vocabulary under the same mask).
 
+Not done: pseudo-relevance feedback in the vector branch (tried 2026-12-03: the question's
+vectors moved toward the mean of the branch's first k passages, q + a * mean, and searched again;
+WLED + ZMK train, 150 questions, k / a = 3 / .5, 3 / 1, 5 / 1: vector R@1 .693 -> .673 / .620 /
+.640, hybrid .687 -> .673 / .667 / .653, cross-lingual questions worst; full .740 -> .733 / .720 /
+.740). A manual's neighbouring passages share its topic, not the question's point, and the
+feedback pulls the question toward them.
+
 Modes: ``lexical`` / ``vector`` stop after their branch (hits = that list), ``hybrid`` after
 fusion (hits = fused window), ``full`` runs everything (hits = context).
 """
