@@ -24,7 +24,7 @@ from engine.safety import terminal_safe
 from engine.types import Answer, Citation, Claim, Conflict, ConflictSide, Trace
 
 __all__ = [
-    "answer_to_dict", "citation_to_dict", "markdown_escape", "render_markdown", "render_text",
+    "answer_to_dict", "citation_to_dict", "headings_under", "markdown_escape", "render_markdown", "render_text",
     "terminal_safe", "unknown_names_note",
 ]
 
@@ -106,8 +106,19 @@ def _inline_markup_read(text: str) -> str:
     return re.sub(r"\s+", " ", shown).strip() or text  # a sentence wrapped and indented reads as one line
 
 
+def headings_under(title: str, heading_path: Sequence[str]) -> tuple[str, ...]:
+    """The heading path as shown after its document's title: a first heading that only repeats
+    the title (a Markdown page's ``# Title``, the PDF's title line) is left out, so a source reads
+    "Hydra-400 Pump — Service Manual — … — Error codes > ERR_SEAL_PRESSURE", the title once. The
+    chunk keeps its whole path (JSON and the trace show it)."""
+    path = tuple(heading_path)
+    if path and title and " ".join(path[0].split()).casefold() == " ".join(title.split()).casefold():
+        return path[1:]
+    return path
+
+
 def citation_line(c: Citation) -> str:
-    heading = " > ".join(c.heading_path)
+    heading = " > ".join(headings_under(c.title, c.heading_path))
     parts = [c.title or c.doc_id, f"version {c.version}", _when(c.date), c.status]
     if heading:
         parts.append(heading)

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 from datetime import date
 
-from engine.render import answer_to_dict, markdown_escape, render_markdown, render_text, terminal_safe
+from engine.render import (
+    answer_to_dict, citation_line, headings_under, markdown_escape, render_markdown, render_text, terminal_safe,
+)
 from engine.types import Answer, Citation, Claim, Conflict, ConflictSide
 
 EVIL = "Set \x1b[31mred\x1b[0m \x1b]0;pwned\x07title\x9b2J and \x07bell \u202eevil [bold]x[/] *y* | z"
@@ -39,6 +41,23 @@ def test_render_text_is_escaped_and_cites():
     assert "version 1.3 (2024-05-10, superseded, KX-7) says 2.5 N·m" in out
     assert "version 2.0 (2026-01-20, active, KX-7) says 1.8 N·m" in out
     assert "not followed" in out
+
+
+def test_a_source_names_its_title_once():
+    """A Markdown page's "# Title" heads every heading path; next to the title it is said once.
+    A first heading that differs from the title, or a path of the title alone, is kept as it is
+    or left empty; the citation's own path is not changed."""
+    assert headings_under("Hydra-400 Pump — Service Manual",
+                          ("Hydra-400 Pump —  Service manual", "Error codes", "ERR_SEAL_PRESSURE")) == (
+        "Error codes", "ERR_SEAL_PRESSURE")
+    assert headings_under("Low Power States", ("Deep Sleep",)) == ("Deep Sleep",)
+    assert headings_under("", ("Overview",)) == ("Overview",)
+    cit = Citation(1, "c1", "hy", "Hydra-400 Pump", "2.1", date(2026, 3, 14), "active",
+                   ("Hydra-400 Pump",), "en/hy.md", 11, 12)
+    line = citation_line(cit)
+    assert line.count("Hydra-400 Pump") == 1 and line.endswith("en/hy.md:11")
+    assert answer_to_dict(Answer("q?", (Claim("x", 1, 0, 1),), (cit,)))["citations"][0]["heading_path"] == [
+        "Hydra-400 Pump"]
 
 
 def test_render_text_abstained_lists_passages_to_consult():

@@ -356,6 +356,8 @@ def _hit_json(h) -> dict[str, Any]:
 
 
 def _search_text(res: SearchResult) -> str:
+    from engine.render import headings_under
+
     t = res.trace
     lines = [f"{len(res.hits)} hits  ({t.eligible}/{t.total} chunks eligible; {'; '.join(t.filters)})"]
     for s in t.stages:
@@ -363,8 +365,7 @@ def _search_text(res: SearchResult) -> str:
             lines.append(f"  {s.name}: {safe(s.note)}")
     for h in res.hits:
         c = h.chunk
-        path = c.heading_path[1:] if c.heading_path[:1] == (h.title,) else c.heading_path
-        head = " > ".join(path)
+        head = " > ".join(headings_under(h.title, c.heading_path))
         status = "" if h.status == "active" else f" [{h.status}]"
         lines.append(f"\n{h.rank}. {safe(c.location)}  {h.score:.4f}{status}  {_one_line(h.title, 60)}"
                      + (f" — {_one_line(head, 80)}" if head else ""))

@@ -7,7 +7,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from engine.render import claim_display
+from engine.render import claim_display, headings_under
 from engine.types import Answer, Citation, SearchResult
 from tui.widgets.conflict_banner import ConflictBanner
 from tui.widgets.literal import visible
@@ -22,7 +22,7 @@ def _snippet(text: str) -> str:
 
 
 def _where(c: Citation) -> str:
-    heading = " › ".join(c.heading_path)
+    heading = " › ".join(headings_under(c.title, c.heading_path))
     return f"{heading} · {c.location}" if heading else c.location
 
 

@@ -9,6 +9,7 @@ from textual.content import Content
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from engine.render import headings_under
 from engine.types import Answer, Citation, Hit
 from tui.widgets.literal import visible
 
@@ -26,7 +27,7 @@ class Source:
 
 def citation_prompt(c: Citation) -> Content:
     date = c.date.isoformat() if c.date else "undated"
-    heading = " › ".join(c.heading_path)
+    heading = " › ".join(headings_under(c.title, c.heading_path))
     second = f"{heading} · {c.location}" if heading else c.location
     return Content.assemble(
         (f"[{c.n}] ", "bold"),
@@ -41,7 +42,7 @@ def citation_prompt(c: Citation) -> Content:
 def hit_prompt(h: Hit) -> Content:
     chunk = h.chunk
     date = h.date.isoformat() if h.date else "undated"
-    heading = " › ".join(chunk.heading_path)
+    heading = " › ".join(headings_under(h.title or chunk.doc_id, chunk.heading_path))
     second = f"{heading} · {chunk.location}" if heading else chunk.location
     return Content.assemble(
         (f"[{h.rank}] ", "bold"),
