@@ -133,6 +133,14 @@ share a topic. At no penalty does it beat the logit alone (no-answer / removed-g
 each held-out set's own .08 answerable abstention, mean of seven sets: .731 / .343; the product,
 L2 10 to 10,000: .464 -> .721 / .222 -> .340; the difference .459 -> .731 / .194 -> .334; WLED
 .60 / .52 -> at best .56 / .49): the closer to none of their weight, the better.
+Nor the query encoder's cosines (2026-12-03; WLED + ZMK train through the shipped models, 350
+rows): of the first passage, the best of the context, the best unit of the first five, those
+over the vector list's crowd (ranks 10 on), the query encoder's best unit cosine less the
+embedder's. The crowd gaps separate on their own (AUC against no-answer .760 / .812, the shipped
+probability .840 / .846), but next to the shipped logit, fitted on one set and scored on the
+other at its own .08 answerable abstention, they move no-answer abstention by a question either
+way (ZMK .48 -> .52-.56, WLED .60 -> .56) and removed-gold as much (ZMK .347 -> .413, WLED .520
+-> .467); the others leave no-answer as it is and lower removed-gold.
 """
 
 from __future__ import annotations
