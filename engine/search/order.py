@@ -14,11 +14,11 @@ next to the passage's own cosine and its fused rank (``1 / (rank_c + rank)``). (
 its heading path alone, embedded as a passage: tried 2026-12-03 on WLED + ZMK train, 150
 questions through the shipped order, the standardised heading cosine added to the order's score
 at weights .1 to 1.2: R@1 .787 / .693 at 0 falls at every weight, to .613 / .533 at 1.2, with the
-query encoder's or the embedder's vector; the passage's own vector already reads its headings.) The cosines are
-those of one vector of the question, named by the model (``question_vector``): the query
-encoder's (``"query_encoder"``, models/query_encoder/: trained to find the passage a question asks
-for, where the embedder's own vector is trained to find paraphrases) or the embedder's own
-(``"embedder"``, the order fitted before the query encoder existed). The score is
+query encoder's or the embedder's vector; the passage's own vector already reads its headings.)
+The cosines are those of one vector of the question, named by the model (``question_vector``):
+the query encoder's (``"query_encoder"``, models/query_encoder/: trained to find the passage a
+question asks for, where the embedder's own vector is trained to find paraphrases) or the
+embedder's own (``"embedder"``, the order fitted before the query encoder existed). The score is
 ``w · (x - mean) / scale``; its weights, the features' names and ``rank_c`` are a fact about the
 models they were fitted with (``embedder_checksum``, and ``query_encoder_checksum`` for the query
 encoder's vector), kept in ``models/passage_order/passage_order.json``. Only the first
