@@ -37,7 +37,7 @@ CountTokens = Callable[[str], int]
 
 # Recorded in each index manifest: bump it when the rules above change what chunks come out,
 # so an index built by older rules asks to be rebuilt instead of mixing two chunkings.
-CHUNKER_VERSION = "10"  # 3: code cut between lines; CJK chapter lines in Markdown are headings
+CHUNKER_VERSION = "11"  # 3: code cut between lines; CJK chapter lines in Markdown are headings
 # 4: long paragraphs cut by the one sentence splitter (engine.lang.text): no cut before a lower-case
 #    word or a digit (2 of 10,579 chunks of the shared dev corpora start elsewhere)
 # 5: a PDF page in two columns reads left column then right (engine.ingest.pdf.reading_order);
@@ -48,6 +48,8 @@ CHUNKER_VERSION = "10"  # 3: code cut between lines; CJK chapter lines in Markdo
 # 9: an MDX module statement over several paragraphs (``export const Tabs = (props) => (…);``) is no block
 # 10: a PDF table's header set tighter than its rows (cells run together) is its header, cut on the
 #     rows' columns (engine.ingest.pdf._header_cells), not a paragraph above a table headed by its first row
+# 11: PDF runs measured by their fonts' glyph widths: words placed one by one are read with their
+#     spaces, and a line's cells cut on measured gaps (engine.ingest.pdf._font_widths, WORD_GAP)
 
 _KIND: dict[str, ChunkKind] = {"table_row": "table", "code": "code", "list_item": "list",
                                "paragraph": "prose", "quote": "prose", "heading": "prose"}

@@ -18,6 +18,13 @@ runs' x positions), not as a two-cell table of half-lines. Running headers and f
 the top or bottom of most pages that says the same thing, page numbers aside) are page furniture,
 not text: kept where they first appear, left out of every later page (``page_furniture``), so a
 paragraph running across a page break is not cut by "Service manual — page 12".
+
+Words set one by one: a page a word processor or a typesetting program wrote places many words
+with an operator of their own and no space character between them ("The", "can", "be" at their
+x), and pypdf's text runs them together ("Thecanbe"). Each run's width is measured with its font's
+own glyph widths (``_font_widths``: pypdf's ``Font``, as its layout mode reads them) and a gap of
+``WORD_GAP`` em or more between two runs of a line is a space; a run whose font gives no widths
+keeps the estimate (``_advance``), and no space is guessed from it.
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ import subprocess
 import sys
 import unicodedata
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -357,15 +365,18 @@ def extract(path: str) -> dict:
         info = reader.metadata
         title = str(info.title) if info and info.title else ""
         pages = []
+        widths: dict[int, tuple[object, Widths | None]] = {}  # id(font dict) -> (the dict, kept alive; its widths)
         for page in reader.pages:
-            runs: list[tuple[str, float, float, float]] = []  # text, x, y, size
+            runs: list[Run] = []  # text, x, y, size, the font's widths
 
             def visit(text: str, cm: list[float], tm: list[float], font: object, fs: float) -> None:
                 if not text:
                     return
                 m = _mul(list(tm), list(cm)) if cm else list(tm)
                 scale = math.hypot(m[0], m[1]) or 1.0
-                runs.append((text, m[4], m[5], float(fs or 0) * scale))
+                if id(font) not in widths:
+                    widths[id(font)] = (font, _font_widths(font))
+                runs.append((text, m[4], m[5], float(fs or 0) * scale, widths[id(font)][1]))
 
             page.extract_text(visitor_text=visit)
             pages.append(_lines(runs))
@@ -378,40 +389,49 @@ def extract(path: str) -> dict:
     return {"info": {"title": title}, "pages": pages}
 
 
-def _lines(runs: list[tuple[str, float, float, float]]) -> list[dict]:
+def _lines(runs: Sequence[Run]) -> list[dict]:
     """Text runs -> lines: text, size, baseline y, cells (when the line has column gaps) and each
-    segment's x extent (``x`` starts, ``e`` estimated ends), in the order pypdf gave them."""
+    segment's x extent (``x`` starts, ``e`` ends, measured or estimated), in the order pypdf gave
+    them. A run is (text, x, y, size) or (text, x, y, size, its font's widths or None)."""
     lines: list[dict] = []
-    cur: list[tuple[str, float, float, float]] = []
+    cur: list[Run] = []
 
     def close() -> None:
         if not cur:
             return
-        text = "".join(r[0] for r in cur)
+        pieces: list[str] = []
         sized = [r for r in cur if r[0].strip()]
         size = max((r[3] for r in sized), default=0.0)
         y = sized[0][2] if sized else 0.0
         cells: list[str] = []
         starts: list[float] = []
         ends: list[float] = []
-        prev_end: float | None = None
-        for r in sized:
-            start_new = prev_end is None or r[1] - prev_end > 1.2 * max(r[3], 1.0)
+        prev: tuple[Run, float, bool] | None = None  # the last run with text, where it ends, measured or not
+        for r in cur:
+            if not r[0].strip():
+                pieces.append(r[0])
+                continue
+            start_new = prev is None or r[1] - prev[1] > 1.2 * max(r[3], 1.0)
+            space = prev is not None and _spaced(prev, r, pieces)
+            pieces.append((" " if space else "") + r[0])
             if start_new:
                 cells.append(r[0].strip())
                 starts.append(r[1])
                 ends.append(r[1])
             else:
-                cells[-1] = (cells[-1] + r[0]).strip() if r[0].startswith(" ") else cells[-1] + r[0]
-            prev_end = r[1] + _advance(r[0], r[3])
-            ends[-1] = max(ends[-1], prev_end)
+                cells[-1] = ((cells[-1] + (" " if space else "") + r[0]).strip() if r[0].startswith(" ")
+                             else cells[-1] + (" " if space else "") + r[0])
+            width = _measured(r, r[0])
+            prev = (r, r[1] + (width if width is not None else _advance(r[0], r[3])), width is not None)
+            ends[-1] = max(ends[-1], prev[1])
+        text = "".join(pieces)
         lines.append({"t": text.strip(), "s": round(size, 2), "y": round(y, 2),
                       "c": cells if len(cells) >= 2 else [],
                       "x": [round(v, 1) for v in starts], "e": [round(v, 1) for v in ends]})
         cur.clear()
 
     broken = False  # a line break since the last text: a line ends there unless the next run goes on it
-    spaces: list[tuple[str, float, float, float]] = []  # blank runs after a break, kept if the line goes on
+    spaces: list[Run] = []  # blank runs after a break, kept if the line goes on
     for r in runs:
         parts = r[0].split("\n")
         for j, part in enumerate(parts):
@@ -431,12 +451,12 @@ def _lines(runs: list[tuple[str, float, float, float]]) -> list[dict]:
                 cur.extend(spaces)
                 spaces.clear()
                 broken = False
-            cur.append((part, r[1], r[2], r[3]))
+            cur.append((part, *r[1:]))
     close()
     return reading_order([ln for ln in lines if ln["t"]])
 
 
-def _goes_on(cur: list[tuple[str, float, float, float]], run: tuple[str, float, float, float]) -> bool:
+def _goes_on(cur: list[Run], run: Run) -> bool:
     """Whether ``run`` continues the open line across a break pypdf reported: it sits on the line's
     baseline (within half the font size) to the right of its last run. pypdf reports a break at
     every text-positioning operator that moves to a "next line" (``TD``, ``T*``), and a page set
@@ -460,9 +480,83 @@ def _advance(text: str, size: float) -> float:
     return size * sum(1.0 if unicodedata.east_asian_width(ch) in "WF" else _EM_SHARE for ch in text)
 
 
+# A run's text -> its width in em by its font's glyph widths; None when a character has none
+Widths = Callable[[str], "float | None"]
+Run = tuple  # (text, x, y, size) or (text, x, y, size, Widths | None)
+
+WORD_GAP = 0.15  # em: a space between two runs of a line. Measured on real manuals set word by word
+# (a 28-page board manual, 1,422 run pairs): runs of one word sit within 0.05 em of each other,
+# words a space apart 0.25-0.35 em (justified lines more); kerning stays under 0.1 em
+
+
+def _font_widths(font: object) -> Widths | None:
+    """The glyph widths of a pypdf font resource, as a function of decoded text; None when pypdf
+    cannot read them (a Type 3 font's glyphs are in their own units, left out)."""
+    try:
+        from pypdf.generic._font import Font  # pypdf's own reading of /Widths, /W and the 14 core fonts
+    except ImportError:  # an older pypdf: estimates only
+        return None
+    try:
+        f = Font.from_font_resource(font)  # type: ignore[arg-type]
+    except Exception:  # noqa: BLE001 - a font pypdf cannot read: estimates
+        return None
+    if f.sub_type == "Type3":
+        return None
+    glyphs = dict(f.character_widths)
+    code_of: dict[str, str] = {}  # decoded character -> the code its width is kept under
+    for code, ch in (f.character_map or {}).items():
+        if isinstance(ch, str) and len(ch) == 1 and isinstance(code, str):
+            code_of.setdefault(ch, code)
+    if isinstance(f.encoding, dict):
+        for code, ch in f.encoding.items():
+            if isinstance(ch, str) and len(ch) == 1 and isinstance(code, int):
+                code_of.setdefault(ch, chr(code))
+
+    def em(text: str) -> float | None:
+        total = 0.0
+        for ch in text:
+            if ch.isspace() and ch not in code_of:  # pypdf's own space between two placements: no glyph
+                continue
+            w = glyphs.get(code_of.get(ch, ch))
+            if not isinstance(w, (int, float)):
+                return None
+            total += w
+        return total / 1000.0
+
+    return em
+
+
+def _measured(run: Run, text: str) -> float | None:
+    """The width of ``text`` set in ``run``'s font and size, by the font's glyph widths (None when
+    it has none for every character)."""
+    em = run[4](text) if len(run) > 4 and run[4] is not None else None
+    return None if em is None else em * run[3]
+
+
+def _spaced(prev: tuple[Run, float, bool], run: Run, pieces: list[str]) -> bool:
+    """Whether a space goes between the line's text so far (``pieces``, ending with ``prev``'s run,
+    which ends at ``prev[1]``) and ``run``: neither side has one, the end was measured, and
+    ``run`` starts ``WORD_GAP`` em or more after it. Not between wide characters (Chinese,
+    Japanese, full-width forms): those lines use no spaces, and their gaps are justification; nor
+    after an opening bracket or quote, nor before a closing one or a stop ("(NO FUNCTION)", "“Off”",
+    set in another font whose glyphs sit a little apart)."""
+    last, first = "".join(pieces)[-1:], run[0][:1]
+    if not last or last.isspace() or first.isspace() or not prev[2]:
+        return False
+    if unicodedata.east_asian_width(last) in "WF" or unicodedata.east_asian_width(first) in "WF":
+        return False
+    if unicodedata.category(last) in ("Ps", "Pi") or unicodedata.category(first) in ("Pe", "Pf") or first in _STOPS:
+        return False
+    return run[1] - prev[1] >= WORD_GAP * max(run[3], prev[0][3], 1.0)
+
+
+_STOPS = frozenset(".,;:!?")
+
+
 # Two prose columns: at least this many lines split at the same gutter, each side this long.
 _COLUMN_MIN_LINES = 3
 _COLUMN_MIN_CHARS = 20
+_BELOW = 1.5  # a line this many type sizes under a column region's last line is not in it
 
 
 def reading_order(lines: list[dict]) -> list[dict]:
@@ -474,7 +568,9 @@ def reading_order(lines: list[dict]) -> list[dict]:
     segments (``_COLUMN_MIN_CHARS`` or more on each side, unlike a table's short cells). Each
     run of consecutive lines that stay on one side of it, or split at it, is a column region:
     its left segments come first, then its right ones, each as a line of its own. A line
-    crossing the gutter (a title, a full-width note) ends the region and stays where it is.
+    crossing the gutter (a title, a full-width note) ends the region and stays where it is; so
+    does a short line on the left under the whole region after its right column's last lines (a
+    note under both columns that does not reach the gutter).
     Pages written column after column, or with no gutter, come back unchanged."""
     gutter = _gutter(lines)
     if gutter is None:
@@ -489,8 +585,12 @@ def reading_order(lines: list[dict]) -> list[dict]:
         left.clear()
         right.clear()
 
+    after_right = False  # the line before was the right column's alone (the left one had ended)
     for ln in lines:
         side, k = _side(ln, gutter)
+        if side == "left" and after_right and ln["y"] < min(x["y"] for x in left + right) - _BELOW * (ln["s"] or 1.0):
+            flush()  # a left-side line under the whole region, after its right column: what follows it
+        after_right = side == "right"
         if side == "split":
             left.append(_piece(ln, 0, k))
             right.append(_piece(ln, k, len(ln["x"])))

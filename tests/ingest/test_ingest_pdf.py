@@ -157,6 +157,58 @@ def test_a_line_set_in_fragments_reads_as_one_line(lib: Path) -> None:
     assert doc.text.splitlines() == ["Replacing the Filament: preheat the Nozzle first.", "Then feed it.", "Tip"]
 
 
+# Helvetica's glyph widths (em) for the words below, from its font metrics
+_HELVETICA = {"L": .556, "o": .556, "c": .5, "k": .5, "u": .556, "t": .278, "h": .556, "e": .556, "b": .556,
+              "r": .333, "a": .556, "Q": .778, "3": .556, "2": .556, "M": .833, "O": .778, "T": .611, "H": .722,
+              "E": .667, "R": .722, "B": .667, "A": .667, "D": .722, "W": .944, "I": .278, "N": .722, "G": .778}
+
+
+def _word_by_word(words: list[str], x: float, y: float, size: float = 11.0, gap: float = 0.28) -> list[str]:
+    """Each word placed by its own operator, no space character: the next word ``gap`` em after
+    the end of the last (0.28 em: a space)."""
+    out = []
+    for w in words:
+        out.append(f"BT /F1 {size:g} Tf {x:.2f} {y:.2f} Td ({w}) Tj ET")
+        x += (sum(_HELVETICA[ch] for ch in w) + gap) * size
+    return out
+
+
+def test_words_set_one_by_one_are_read_with_spaces_and_a_wide_heading_is_not_a_table(lib: Path) -> None:
+    # a word processor's page places each word at its own x with no space between them; measured
+    # by the font's widths, the gap is a space (estimated at half an em a letter, capitals ran
+    # past the next word, and "MOTHERBOARD WIRING" read as a two-cell table row)
+    content = [*_word_by_word(["2", "MOTHERBOARD", "WIRING"], 72, 720, size=16),
+               *_word_by_word(["Lock", "out", "the", "breaker", "Q3"], 72, 690),
+               *_word_by_word(["Lock"], 72, 670, gap=0.0), *_word_by_word(["out"], 72 + 2.112 * 11, 670)]  # one word
+    path = lib / "board.pdf"
+    path.write_bytes(raw_pdf("\n".join(content).encode()))
+    doc, blocks = read_document(lib, path, ChunkingConfig())
+    assert doc.text.splitlines() == ["2 MOTHERBOARD WIRING", "Lock out the breaker Q3", "Lockout"]
+    assert not any(b.kind == "table_row" for b in blocks)
+
+
+def test_a_space_is_read_from_measured_widths_only_and_never_between_wide_characters() -> None:
+    em = lambda text: 0.5 * len(text)  # noqa: E731 - a font whose every glyph is half an em wide
+    runs = [("Replac", 72.0, 700.0, 10.0, em), ("ing", 102.0, 700.0, 10.0, em),  # no gap: one word
+            ("the", 117.0 + 2.5, 700.0, 10.0, em), ("filament", 134.5 + 2.8, 700.0, 10.0, em)]
+    assert _lines(runs)[0]["t"] == "Replacing the filament"
+    unknown = [(t, x, y, s, None) for t, x, y, s, _ in runs]  # no widths: no space is guessed
+    assert _lines(unknown)[0]["t"] == "Replacingthefilament"
+    wide = [("主板", 72.0, 700.0, 10.0, lambda t: float(len(t))), ("通过", 95.0, 700.0, 10.0, lambda t: float(len(t)))]
+    assert _lines(wide)[0]["t"] == "主板通过"
+
+
+def test_a_note_under_both_columns_that_does_not_reach_the_gutter_follows_them() -> None:
+    def ln(t, x, y, e, cells=()):
+        return {"t": t, "s": 10.0, "y": y, "c": list(cells), "x": x, "e": e}
+
+    left = [f"left column line {i} of the text" for i in range(3)]
+    right = [f"right column line {i} of the text" for i in range(4)]
+    lines = [ln(f"{a} {b}", [40.0, 300.0], 700.0 - 14 * i, [200.0, 460.0], (a, b)) for i, (a, b) in enumerate(zip(left, right))]
+    lines += [ln(right[3], [300.0], 658.0, [460.0]), ln("Keep this manual.", [40.0], 620.0, [130.0])]
+    assert [x["t"] for x in reading_order(lines)] == [*left, *right, "Keep this manual."]
+
+
 def test_a_title_wrapped_over_two_lines_is_one_heading_and_sizes_a_tenth_apart_one_level(lib: Path) -> None:
     from fpdf import FPDF
 
