@@ -37,7 +37,7 @@ CountTokens = Callable[[str], int]
 
 # Recorded in each index manifest: bump it when the rules above change what chunks come out,
 # so an index built by older rules asks to be rebuilt instead of mixing two chunkings.
-CHUNKER_VERSION = "11"  # 3: code cut between lines; CJK chapter lines in Markdown are headings
+CHUNKER_VERSION = "12"  # 3: code cut between lines; CJK chapter lines in Markdown are headings
 # 4: long paragraphs cut by the one sentence splitter (engine.lang.text): no cut before a lower-case
 #    word or a digit (2 of 10,579 chunks of the shared dev corpora start elsewhere)
 # 5: a PDF page in two columns reads left column then right (engine.ingest.pdf.reading_order);
@@ -50,6 +50,8 @@ CHUNKER_VERSION = "11"  # 3: code cut between lines; CJK chapter lines in Markdo
 #     rows' columns (engine.ingest.pdf._header_cells), not a paragraph above a table headed by its first row
 # 11: PDF runs measured by their fonts' glyph widths: words placed one by one are read with their
 #     spaces, and a line's cells cut on measured gaps (engine.ingest.pdf._font_widths, WORD_GAP)
+# 12: HTML list items after their bullet or number; navigation, search, banner and footer landmarks
+#     (ARIA roles), hidden elements, icon-font glyphs and a heading's permalink mark are no text
 
 _KIND: dict[str, ChunkKind] = {"table_row": "table", "code": "code", "list_item": "list",
                                "paragraph": "prose", "quote": "prose", "heading": "prose"}

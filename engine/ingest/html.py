@@ -3,9 +3,15 @@ and ``getpos()`` gives the source line of every tag).
 
 ``Document.text`` is the extracted text, one block per line (``<pre>`` keeps its
 lines); each block records the lines of the ``.html`` file it came from, so a chunk's
-``start_line``/``end_line`` point into the original file. ``script``, ``style``,
-``nav``, ``header``, ``footer``, ``noscript``, ``template``, ``svg`` and ``head`` (except
-``<title>``) are dropped.
+``start_line``/``end_line`` point into the original file. A list item reads as a browser shows
+it, after its bullet ("• ") or its number ("3. ", ``<ol start>`` counted), so two items are two
+statements, not one sentence run together ("Peak current per motor: 120 Amps" and "Max continuous
+current depends on cooling."). What a reader never sees as the page's text is dropped: ``script``,
+``style``, ``nav``, ``header``, ``footer``, ``noscript``, ``template``, ``svg`` and ``head``
+(except ``<title>``); any element that says it is navigation, a search box, the site's banner or
+its footer (ARIA ``role``: a documentation theme's sidebar, breadcrumbs and "next / previous"
+bar), hidden (``hidden``, ``aria-hidden="true"``, ``display: none``); icon-font glyphs (Unicode's
+private use area: a link icon, a menu button) and the permalink mark a heading ends with ("¶").
 """
 
 from __future__ import annotations
@@ -17,6 +23,10 @@ from engine.ingest.blocks import BlockBuilder, Parsed
 from engine.types import BlockKind
 
 SKIP = {"script", "style", "nav", "header", "footer", "noscript", "template", "svg", "head", "iframe", "object"}
+SKIP_ROLES = {"navigation", "search", "banner", "contentinfo"}  # ARIA landmarks that are not the page's text
+_HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
+_ICONS = re.compile("[\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]")  # private use: icon fonts
+_PERMALINK = re.compile(r"\s*[¶§]\s*$")
 HEADINGS = {f"h{n}": n for n in range(1, 7)}
 LEAVES: dict[str, BlockKind] = {"p": "paragraph", "li": "list_item", "pre": "code", "dt": "paragraph",
                                 "dd": "paragraph", "figcaption": "paragraph", "blockquote": "quote"}
@@ -43,6 +53,8 @@ class _Extractor(HTMLParser):
         self.first_line = 0
         self.last_line = 0
         self.lists: list[int] = []  # group id per open <ul>/<ol>
+        self.numbers: list[int | None] = []  # per open list: the next <ol> item's number (None: <ul>)
+        self.marker = ""  # the open list item's bullet or number
         self.quote_group = -1
         # tables
         self.table_group = -1
@@ -79,12 +91,13 @@ class _Extractor(HTMLParser):
             return
         raw = "".join(self.buf)
         kind = self.kind or "paragraph"
-        body = raw.strip("\n").rstrip() if kind == "code" else " ".join(raw.split())
+        body = raw.strip("\n").rstrip() if kind == "code" else _PERMALINK.sub("", " ".join(raw.split()))
         group = -1
         level = self.level
         if kind == "list_item":
             group = self.lists[-1] if self.lists else -1
             level = len(self.lists)
+            body = f"{self.marker}{body}" if body else body
         elif kind == "quote" or (kind == "paragraph" and self.quote_group >= 0):
             group = self.quote_group
             kind = "quote" if self.quote_group >= 0 else kind
@@ -95,6 +108,11 @@ class _Extractor(HTMLParser):
     def _open(self, kind: str, level: int = 0) -> None:
         self._flush()
         self.kind, self.level, self.first_line, self.last_line = kind, level, self._line(), self._line()
+        if kind == "list_item":
+            number = self.numbers[-1] if self.numbers else None
+            self.marker = "• " if number is None else f"{number}. "
+            if number is not None:
+                self.numbers[-1] = number + 1
 
     # -- parser callbacks -----------------------------------------------------
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -110,18 +128,20 @@ class _Extractor(HTMLParser):
             self.in_title = True
             return
         if self.skip:
-            if tag in SKIP:
+            if tag in SKIP or tag in self.skip:  # nested: the skipped element ends at its own end tag
                 self.skip.append(tag)
             return
-        if tag in SKIP:
+        if tag in SKIP or _unseen(a):
             self._flush()
-            self.skip.append(tag)
+            if tag not in VOID:
+                self.skip.append(tag)
             return
         if tag in HEADINGS:
             self._open("heading", HEADINGS[tag])
         elif tag in ("ul", "ol"):
             self._flush()
             self.lists.append(self.lists[-1] if self.lists else self.b.new_group())
+            self.numbers.append(_start(a) if tag == "ol" else None)
         elif tag == "blockquote":
             self._flush()
             if self.quote_group < 0:
@@ -181,6 +201,7 @@ class _Extractor(HTMLParser):
             self._flush()
             if self.lists:
                 self.lists.pop()
+                self.numbers.pop()
         elif tag == "blockquote":
             self._flush()
             self.quote_group = -1
@@ -206,6 +227,7 @@ class _Extractor(HTMLParser):
             return
         if self.skip:
             return
+        data = _ICONS.sub("", data)
         if self.cell is not None:
             self.cell.append(data)
             return
@@ -240,6 +262,22 @@ class _Extractor(HTMLParser):
         else:
             context = "\n".join(x for x in (self.caption, self.header) if x)
             self._emit("table_row", body, first, last, context=context, group=group)
+
+
+def _unseen(attrs: dict[str, str]) -> bool:
+    """Whether an element says it is no part of the page's text: navigation, search, banner or
+    footer by its ARIA role, or hidden."""
+    return (attrs.get("role", "").strip().lower() in SKIP_ROLES or "hidden" in attrs
+            or attrs.get("aria-hidden", "").strip().lower() == "true"
+            or bool(_HIDDEN_STYLE.search(attrs.get("style", ""))))
+
+
+def _start(attrs: dict[str, str]) -> int:
+    """An ``<ol>``'s first number (``start``, default 1)."""
+    try:
+        return int(attrs.get("start", "1").strip())
+    except ValueError:
+        return 1
 
 
 def _leading_newlines(data: str) -> int:

@@ -39,7 +39,9 @@ UnitKind = Literal["sentence", "list_item", "table_row", "code"]
 # 12: a Markdown table's rows need no pipe at either end (GitHub tables: "on | bool | On/Off state")
 # 13: an HTML or PDF table's rows (cells joined by " | ") are rows, not one sentence; a table's header
 #     row is no claim (each row carries it)
-UNITS_VERSION = "13"
+# 14: a rendered table with a header row keeps its rows as rows when a cell holds several sentences
+#     (a headerless one, a page laid out in a table, is still read as prose)
+UNITS_VERSION = "14"
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,7 +173,7 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
     titled = _heading_lines(raws, chunk.heading_path) if roles is None else {}
     fmt = format_of(chunk.path)
     piped = (pipe_table_lines(lines, chunk.kind == "table" and "|" in chunk.context) if fmt == "markdown"
-             else rendered_table_lines(lines) if fmt in ("html", "pdf", "text") else set())
+             else rendered_table_lines(lines, "|" in chunk.context) if fmt in ("html", "pdf", "text") else set())
     headers = header_rows(lines, piped, chunk.context)
     opened_at = 0  # the indentation of the open admonition's opening line
     for k, raw in enumerate(raws):
@@ -368,13 +370,15 @@ def pipe_table_lines(lines: Sequence[str], in_table: bool = False) -> set[int]:
     return rows
 
 
-def rendered_table_lines(lines: Sequence[str]) -> set[int]:
+def rendered_table_lines(lines: Sequence[str], headed: bool = False) -> set[int]:
     """Indices of the lines of a text whose tables the reader rendered itself (HTML and PDF, one
     row a line, cells joined by " | "; a plain text's own pipe tables read the same): each such
-    line is a row, unless a cell of it holds more than one sentence (a page laid out in a table,
-    as word processors save them: its cells are prose, read sentence by sentence)."""
+    line is a row, unless a cell of it holds more than one sentence and the table has no header
+    (a page laid out in a table, as word processors save them: its cells are prose, read sentence
+    by sentence). ``headed``: the chunk's table has a header row (its context names it), so its
+    rows are rows however long their cells ("Amber blink | Hotspot mode. Connect with a phone.")."""
     return {k for k, line in enumerate(lines)
-            if " | " in line and all(len(sentence_spans(cell)) <= 1 for cell in line.split(" | "))}
+            if " | " in line and (headed or all(len(sentence_spans(cell)) <= 1 for cell in line.split(" | ")))}
 
 
 def header_rows(lines: Sequence[str], rows: set[int], context: str) -> set[int]:

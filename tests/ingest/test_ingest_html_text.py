@@ -91,6 +91,49 @@ def test_a_page_laid_out_in_a_table_is_read_sentence_by_sentence(lib: Path) -> N
     assert "Wait until it has cooled." in [u.text for u in units]
 
 
+def test_a_headed_table_keeps_rows_whose_cells_hold_several_sentences(lib: Path) -> None:
+    from engine.lang.units import split_units
+
+    page = ("<html><body><h1>P1125</h1><table><thead><tr><th>LED</th><th>Meaning</th></tr></thead>"
+            "<tr><td>Off</td><td>Shutdown, power can be removed</td></tr>"
+            "<tr><td>Amber blink</td><td>Hotspot mode. Connect with a phone.</td></tr></table></body></html>")
+    _, chunks = chunks_of(lib, "led.html", page)
+    rows = [u.text for c in chunks for u in split_units(c) if u.kind == "table_row"]
+    assert rows == ["Off | Shutdown, power can be removed", "Amber blink | Hotspot mode. Connect with a phone."]
+
+
+SPHINX = """<html><head><title>Power profiler</title></head><body>
+<div class="related" role="navigation"><ul><li><a href="genindex.html">index</a></li><li>next |</li></ul></div>
+<div role="navigation" aria-label="breadcrumbs"><div><a href="index.html">Docs</a> / Specifications</div></div>
+<div class="body" role="main">
+<h1>Specifications<a class="headerlink" href="#spec" title="Permalink to this heading">¶</a></h1>
+<h2>Power<a class="headerlink" href="#power"><i class="fa fa-link"></i></a></h2>
+<ul><li>Peak current per motor: 120 Amps</li><li>Max continuous current depends on cooling.
+<ol start="3"><li>Heatsink in still air: 40A</li><li>With a fan: 75A</li></ol></li></ul>
+<div hidden><p>Search results template</p></div>
+<p style="display: none">No results matching</p>
+<span aria-hidden="true">☰</span>
+</div>
+<div class="sphinxsidebar" role="navigation"><h3>Table of Contents</h3><div><ul><li>Previous topic</li></ul></div></div>
+<div role="contentinfo"><p>© Copyright 2022.</p></div>
+<p>Last line of the page.</p>
+</body></html>"""
+
+
+def test_html_reads_what_a_reader_sees_of_the_page(lib: Path) -> None:
+    # a documentation theme's navigation, hidden templates, icon glyphs and permalink marks are no
+    # text; list items read after their bullet or number, so two items are two statements
+    from engine.lang.units import split_units
+
+    doc, chunks = chunks_of(lib, "spec.html", SPHINX)
+    assert doc.text.splitlines() == [
+        "Specifications", "Power", "• Peak current per motor: 120 Amps", "• Max continuous current depends on cooling.",
+        "3. Heatsink in still air: 40A", "4. With a fan: 75A", "Last line of the page."]
+    units = [u.text for c in chunks for u in split_units(c)]
+    assert "Peak current per motor: 120 Amps" in units and "Max continuous current depends on cooling." in units
+    assert chunks[0].heading_path == ("Specifications", "Power")
+
+
 def test_html_with_only_script_is_skipped(lib: Path) -> None:
     got = read(lib, "s.html", "<html><head><script>alert(1)</script></head><body><nav>x</nav></body></html>")
     assert isinstance(got, IngestIssue) and "no text" in got.reason
