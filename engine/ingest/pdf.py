@@ -19,6 +19,12 @@ the top or bottom of most pages that says the same thing, page numbers aside) ar
 not text: kept where they first appear, left out of every later page (``page_furniture``), so a
 paragraph running across a page break is not cut by "Service manual — page 12".
 
+Headings: a PDF that carries an outline (bookmarks: the author's own table of contents, which
+word processors and LaTeX write from the heading styles) has its headings said there, with their
+levels and pages; each entry is found among its page's lines (``outline_heads``) and those lines
+are the headings. Font size is the fallback, for a PDF without one or whose entries are mostly not
+on their pages: bold headings set at the body's size, and a diagram's labels set large, fool it.
+
 Words set one by one: a page a word processor or a typesetting program wrote places many words
 with an operator of their own and no space character between them ("The", "can", "be" at their
 x), and pypdf's text runs them together ("Thecanbe"). Each run's width is measured with its font's
@@ -108,17 +114,66 @@ def build_blocks(data: dict) -> Parsed | PdfFailure:
     body = sizes.most_common(1)[0][0]
     kept = [[ln for k, ln in enumerate(lines) if k not in furniture]
             for lines, furniture in zip(pages, page_furniture(pages))]
-    heads = [heading_lines(lines, body) for lines in kept]
+    marked = outline_heads(kept, data.get("outline") or [])
+    heads: list[set[int]] = ([set(m) for m in marked] if marked is not None
+                             else [heading_lines(lines, body) for lines in kept])
     head_sizes = sorted({round(lines[k]["s"], 1) for lines, ks in zip(kept, heads) for k in ks}, reverse=True)
     writer = _PageWriter(body, heading_levels(head_sizes))
     for pno, (lines, ks) in enumerate(zip(kept, heads), start=1):
-        writer.page(pno, lines, ks)
+        writer.page(pno, lines, ks, marked[pno - 1] if marked is not None else None)
     text = "".join(writer.parts)
     if not text.strip():
         return PdfFailure(_NO_TEXT)
     meta = {"title": data["info"]["title"]} if data.get("info", {}).get("title") else {}
     return Parsed(text=text, blocks=writer.b.blocks, meta=meta, first_heading=writer.b.first_heading,
                   page_starts=tuple(writer.page_starts))
+
+
+OUTLINE_MAX = 5000  # outline entries read at most (a hostile file's outline can be huge)
+OUTLINE_FOUND = 0.5  # the outline is used when at least this share of its entries is found on its pages
+
+
+def _key(text: str) -> str:
+    """Text compared as a heading: letters and digits only, case folded ("4.3MCUPOWERJUMPER" and
+    "4.3 MCU Power Jumper" are one title)."""
+    return "".join(ch for ch in unicodedata.normalize("NFKC", text).casefold() if ch.isalnum())
+
+
+def outline_heads(pages: list[list[dict]], outline: list[list]) -> list[dict[int, tuple[int, int]]] | None:
+    """Per page, {line index: (outline level, entry number)} of the lines that are the outline's entries, or None
+    when the outline is missing or mostly not found (fewer than ``OUTLINE_FOUND`` of its entries
+    on their pages, three at least). An entry is the first line of its page, not yet taken, that
+    reads as its title, or as its start (a title wrapped over up to three lines: the lines that
+    finish it are the heading's too). A line that only starts with an entry is not it: producers
+    cut long entries short, and an entry that long is a paragraph styled as a heading (Word
+    exports "Note: Do not alter the wiring with the power on…" to the outline), whose sentence
+    stays a statement."""
+    found: list[dict[int, tuple[int, int]]] = [{} for _ in pages]
+    hits = 0
+    for entry, (title, level, page) in enumerate(outline):
+        if not 0 <= page < len(pages):
+            continue
+        want = _key(title)
+        if not want:
+            continue
+        lines, taken = pages[page], found[page]
+        for k, ln in enumerate(lines):
+            if k in taken:
+                continue
+            have = _key(ln["t"])
+            if not have:
+                continue
+            span = [k]
+            while want.startswith(have) and have != want and len(span) < 3 and k + len(span) < len(lines):
+                have += _key(lines[k + len(span)]["t"])
+                span.append(k + len(span))
+            if have == want:
+                taken.update({j: (int(level), entry) for j in span})
+                hits += 1
+                break
+    if not outline or hits < max(3, OUTLINE_FOUND * len(outline)):
+        return None
+    return found
 
 
 SAME_LEVEL = 0.95  # heading sizes within 5 % of a level's largest are that level (21.96 and 21.48 pt)
@@ -156,8 +211,10 @@ class _PageWriter:
         self.parts.append(piece)
         self.size += len(piece)
 
-    def page(self, pno: int, lines: list[dict], heads: set[int]) -> None:
-        """One page's lines; ``heads``: the indices of its heading lines (``heading_lines``)."""
+    def page(self, pno: int, lines: list[dict], heads: set[int],
+             levels: dict[int, tuple[int, int]] | None = None) -> None:
+        """One page's lines; ``heads``: the indices of its heading lines (``heading_lines``);
+        ``levels``: their (level, outline entry) when the PDF's outline gives them (``outline_heads``)."""
         b = self.b
         if pno > 1:
             self._append("\n\n")
@@ -179,6 +236,8 @@ class _PageWriter:
             line down (a line's height apart at most, as a title wrapped in print is)."""
             if k - 1 not in heads:
                 return False
+            if levels is not None:  # the outline said which lines one entry's title takes
+                return levels[k - 1][1] == levels[k][1] and bool(b.blocks) and b.blocks[-1].kind == "heading"
             above, ln = lines[k - 1], lines[k]
             return (round(above["s"], 1) == round(ln["s"], 1) and b.blocks and b.blocks[-1].kind == "heading"
                     and 0 < above["y"] - ln["y"] <= TITLE_SPACING * ln["s"])
@@ -208,7 +267,8 @@ class _PageWriter:
                 if wrapped(k):  # the title goes on over this line
                     b.continue_heading(body_text, self.size, line_no)
                 else:
-                    level = self.outline.level(body_text, self.level_of[round(ln["s"], 1)])
+                    level = (levels[k][0] if levels is not None
+                             else self.outline.level(body_text, self.level_of[round(ln["s"], 1)]))
                     b.heading(level, body_text, start, self.size, line_no, line_no, page=pno)
             else:
                 if prev_y is not None and gap and abs(prev_y - ln["y"]) > 1.6 * gap:
@@ -380,13 +440,38 @@ def extract(path: str) -> dict:
 
             page.extract_text(visitor_text=visit)
             pages.append(_lines(runs))
+        outline = _outline(reader)
     except MemoryError:
         raise  # the parent reports it with the configured limit
     except PdfReadError as e:
         return {"error": f"malformed or truncated PDF: {_short(e)}"}
     except Exception as e:  # pypdf raises many kinds on hostile input; the file is skipped, not the run
         return {"error": f"unreadable PDF ({type(e).__name__}: {_short(e)})"}
-    return {"info": {"title": title}, "pages": pages}
+    return {"info": {"title": title}, "pages": pages, "outline": outline}
+
+
+def _outline(reader: object) -> list[list]:
+    """The outline's entries in order: [title, level (1 = top), page index]; [] when there is none
+    or it cannot be read (a malformed outline costs the headings' source, never the file)."""
+    out: list[list] = []
+
+    def walk(items: list, level: int) -> None:
+        for item in items:
+            if len(out) >= OUTLINE_MAX:
+                return
+            if isinstance(item, list):
+                walk(item, level + 1)
+                continue
+            page = reader.get_destination_page_number(item)  # type: ignore[attr-defined]
+            title = " ".join(str(getattr(item, "title", "") or "").split())
+            if title and page is not None and page >= 0:
+                out.append([title, min(level, 6), page])
+
+    try:
+        walk(list(reader.outline), 1)  # type: ignore[attr-defined]
+    except Exception:  # noqa: BLE001 - pypdf raises many kinds on a hostile outline
+        return []
+    return out
 
 
 def _lines(runs: Sequence[Run]) -> list[dict]:

@@ -209,6 +209,46 @@ def test_a_note_under_both_columns_that_does_not_reach_the_gutter_follows_them()
     assert [x["t"] for x in reading_order(lines)] == [*left, *right, "Keep this manual."]
 
 
+def test_the_outline_of_a_pdf_gives_its_headings_and_their_levels(lib: Path) -> None:
+    # the outline (bookmarks) says which lines are headings: a bold heading at the body's size is
+    # one, a diagram's label set large is not, and an entry a producer cut short (a paragraph styled
+    # as a heading) stays a statement
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.add_page()
+
+    def put(size: float, text: str, style: str = "", section: int | None = None, name: str = "") -> None:
+        if section is not None:
+            pdf.start_section(name or text, level=section)
+        pdf.set_font("helvetica", style=style, size=size)
+        pdf.cell(0, size * 0.6, text, new_x="LMARGIN", new_y="NEXT")
+        pdf.ln(2)
+
+    put(20, "Radio guide", section=0)
+    put(11, "Install the battery first.")
+    put(11, "Main Menu", style="B", section=1)
+    put(20, "Left   Right")  # a label of a keypad drawing
+    put(11, "Press the menu key to open it.")
+    put(11, "Options", style="B", section=2)
+    put(11, "Note: do not open the case while the radio is on, it may be damaged.", section=2,
+        name="Note: do not open the case while the")
+    put(11, "Set the squelch level here.")
+    path = lib / "radio.pdf"
+    pdf.output(str(path))
+    doc, blocks = read_document(lib, path, ChunkingConfig())
+    heads = [(doc.text[b.char_start:b.char_end], b.level) for b in blocks if b.kind == "heading"]
+    assert heads == [("Radio guide", 1), ("Main Menu", 2), ("Options", 3)]
+    paths = {doc.text[b.char_start:b.char_end]: b.heading_path for b in blocks if b.kind == "paragraph"}
+
+    def path_of(text: str) -> tuple[str, ...]:
+        return next(p for t, p in paths.items() if text in t)
+
+    assert path_of("Press the menu key to open it.") == ("Radio guide", "Main Menu")
+    assert path_of("Set the squelch level here.") == ("Radio guide", "Main Menu", "Options")
+    assert path_of("Note: do not open the case while the radio is on") == ("Radio guide", "Main Menu", "Options")
+
+
 def test_a_title_wrapped_over_two_lines_is_one_heading_and_sizes_a_tenth_apart_one_level(lib: Path) -> None:
     from fpdf import FPDF
 
