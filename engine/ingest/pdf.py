@@ -462,7 +462,10 @@ def _outline(reader: object) -> list[list]:
             if isinstance(item, list):
                 walk(item, level + 1)
                 continue
-            page = reader.get_destination_page_number(item)  # type: ignore[attr-defined]
+            try:
+                page = reader.get_destination_page_number(item)  # type: ignore[attr-defined]
+            except Exception:  # noqa: BLE001 - an entry pointing nowhere readable: that entry only
+                continue
             title = " ".join(str(getattr(item, "title", "") or "").split())
             if title and page is not None and page >= 0:
                 out.append([title, min(level, 6), page])
