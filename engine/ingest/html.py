@@ -6,7 +6,10 @@ lines); each block records the lines of the ``.html`` file it came from, so a ch
 ``start_line``/``end_line`` point into the original file. A list item reads as a browser shows
 it, after its bullet ("• ") or its number ("3. ", ``<ol start>`` counted), so two items are two
 statements, not one sentence run together ("Peak current per motor: 120 Amps" and "Max continuous
-current depends on cooling."). What a reader never sees as the page's text is dropped: ``script``,
+current depends on cooling."). A ``<pre>`` of code (a ``<code>`` or a highlighter's spans inside,
+or a class that says so, its own or its wrapper's: Sphinx's ``div.highlight``) is fenced in the
+text as Markdown writes code, so its lines are code entries and a statement ending with a colon
+brings it; a bare ``<pre>`` of text stays text. What a reader never sees as the page's text is dropped: ``script``,
 ``style``, ``nav``, ``header``, ``footer``, ``noscript``, ``template``, ``svg`` and ``head``
 (except ``<title>``); any element that says it is navigation, a search box, the site's banner or
 its footer (ARIA ``role``: a documentation theme's sidebar, breadcrumbs and "next / previous"
@@ -27,6 +30,7 @@ SKIP_ROLES = {"navigation", "search", "banner", "contentinfo"}  # ARIA landmarks
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
 _ICONS = re.compile("[\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]")  # private use: icon fonts
 _PERMALINK = re.compile(r"\s*[¶§]\s*$")
+_CODE_CLASS = re.compile(r"highlight|code|lang|source|literal|console|shell|prettyprint", re.IGNORECASE)
 HEADINGS = {f"h{n}": n for n in range(1, 7)}
 LEAVES: dict[str, BlockKind] = {"p": "paragraph", "li": "list_item", "pre": "code", "dt": "paragraph",
                                 "dd": "paragraph", "figcaption": "paragraph", "blockquote": "quote"}
@@ -55,6 +59,8 @@ class _Extractor(HTMLParser):
         self.lists: list[int] = []  # group id per open <ul>/<ol>
         self.numbers: list[int | None] = []  # per open list: the next <ol> item's number (None: <ul>)
         self.marker = ""  # the open list item's bullet or number
+        self.div_classes: list[str] = []  # the open <div>s' classes (a highlighter's wrapper names itself there)
+        self.pre_code = False  # the open <pre> holds code (``_CODE_CLASS``, or <code> / highlighter spans inside)
         self.quote_group = -1
         # tables
         self.table_group = -1
@@ -92,6 +98,9 @@ class _Extractor(HTMLParser):
         raw = "".join(self.buf)
         kind = self.kind or "paragraph"
         body = raw.strip("\n").rstrip() if kind == "code" else _PERMALINK.sub("", " ".join(raw.split()))
+        if kind == "code" and self.pre_code and body:  # code: fenced, as Markdown writes it, so its lines read as code
+            body = f"```\n{body}\n```"
+        self.pre_code = False
         group = -1
         level = self.level
         if kind == "list_item":
@@ -136,6 +145,8 @@ class _Extractor(HTMLParser):
             if tag not in VOID:
                 self.skip.append(tag)
             return
+        if tag == "div":
+            self.div_classes.append(a.get("class", ""))
         if tag in HEADINGS:
             self._open("heading", HEADINGS[tag])
         elif tag in ("ul", "ol"):
@@ -150,6 +161,11 @@ class _Extractor(HTMLParser):
             if tag == "p" and self.kind == "list_item":  # <li><p>…</p></li>: one item
                 return
             self._open(LEAVES[tag])
+            if tag == "pre":
+                wrapper = self.div_classes[-1] if self.div_classes else ""
+                self.pre_code = bool(_CODE_CLASS.search(f"{a.get('class', '')} {wrapper}"))
+        elif tag in ("code", "span") and self.kind == "code":
+            self.pre_code = True
         elif tag == "table":
             self._flush()
             self.table_group = self.b.new_group()
@@ -220,6 +236,8 @@ class _Extractor(HTMLParser):
             self.table_group, self.caption, self.header = -1, "", ""
         elif tag in BOUNDARIES and self.row is None:
             self._flush()
+        if tag == "div" and self.div_classes:
+            self.div_classes.pop()
 
     def handle_data(self, data: str) -> None:
         if self.in_title:

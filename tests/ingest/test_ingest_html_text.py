@@ -134,6 +134,22 @@ def test_html_reads_what_a_reader_sees_of_the_page(lib: Path) -> None:
     assert chunks[0].heading_path == ("Specifications", "Power")
 
 
+def test_an_html_code_block_reads_as_code_and_a_bare_pre_as_text(lib: Path) -> None:
+    from engine.lang.units import code_after, split_units
+
+    page = ("<html><body><h1>Flashing</h1><p>Put these lines in settings.txt:</p>"
+            '<div class="highlight"><pre><span></span>bootloaderNameOffset=0x0\n# the app\nappOffset=0x10000</pre></div>'
+            "<pre>Keep the board powered while it flashes.</pre></body></html>")
+    doc, chunks = chunks_of(lib, "flash.html", page)
+    assert "```\nbootloaderNameOffset=0x0\n# the app\nappOffset=0x10000\n```" in doc.text
+    units = [u for c in chunks for u in split_units(c)]
+    assert [u.text for u in units if u.kind == "code"] == ["bootloaderNameOffset=0x0", "# the app", "appOffset=0x10000"]
+    lead = next(u for u in units if u.text == "Put these lines in settings.txt:")
+    chunk = next(c for c in chunks if "settings.txt" in c.text)
+    assert code_after(chunk, lead) is not None  # the statement brings its block
+    assert "Keep the board powered while it flashes." in [u.text for u in units]
+
+
 def test_html_with_only_script_is_skipped(lib: Path) -> None:
     got = read(lib, "s.html", "<html><head><script>alert(1)</script></head><body><nav>x</nav></body></html>")
     assert isinstance(got, IngestIssue) and "no text" in got.reason
