@@ -25,6 +25,9 @@ levels and pages; each entry is found among its page's lines (``outline_heads``)
 are the headings. Font size is the fallback, for a PDF without one or whose entries are mostly not
 on their pages: bold headings set at the body's size, and a diagram's labels set large, fool it.
 
+A word hyphenated over two lines of a paragraph ("Verlänge-" / "rungskabel") is one word again
+(``dehyphenate``), so it is found and quoted whole.
+
 Words set one by one: a page a word processor or a typesetting program wrote places many words
 with an operator of their own and no space character between them ("The", "can", "be" at their
 x), and pypdf's text runs them together ("Thecanbe"). Each run's width is measured with its font's
@@ -112,7 +115,7 @@ def build_blocks(data: dict) -> Parsed | PdfFailure:
     if not sizes:
         return PdfFailure(_NO_TEXT)
     body = sizes.most_common(1)[0][0]
-    kept = [[ln for k, ln in enumerate(lines) if k not in furniture]
+    kept = [dehyphenate([ln for k, ln in enumerate(lines) if k not in furniture])
             for lines, furniture in zip(pages, page_furniture(pages))]
     marked = outline_heads(kept, data.get("outline") or [])
     heads: list[set[int]] = ([set(m) for m in marked] if marked is not None
@@ -127,6 +130,36 @@ def build_blocks(data: dict) -> Parsed | PdfFailure:
     meta = {"title": data["info"]["title"]} if data.get("info", {}).get("title") else {}
     return Parsed(text=text, blocks=writer.b.blocks, meta=meta, first_heading=writer.b.first_heading,
                   page_starts=tuple(writer.page_starts))
+
+
+_BROKEN = re.compile(r"(?<=[^\W\d_])[-\u00ad\u2010]$")  # a word broken at the line's end: "Verlänge-"
+_FIRST_WORD = re.compile(r"[^\W\d_]+[^\s]*")
+
+
+def dehyphenate(lines: list[dict]) -> list[dict]:
+    """A word hyphenated over two lines of one paragraph ("Verlänge-" / "rungskabel", "config-" /
+    "uration", as justified text and LaTeX set it) is one word again: the next line's first word
+    joins this line, the hyphen dropped. Only where both are prose lines (no cells) of one size,
+    the next a line below (within twice the type size) and starting in lower case: "Soll-" /
+    "Temperatur" keeps its hyphen, a noun's compound in German. A line left empty by the move is
+    dropped."""
+    out = [dict(ln) for ln in lines]
+    k = 0
+    while k + 1 < len(out):
+        a, b = out[k], out[k + 1]
+        if (not a["c"] and not b["c"] and _BROKEN.search(a["t"]) and b["t"][:1].islower()
+                and round(a["s"], 1) == round(b["s"], 1) and 0 < a["y"] - b["y"] <= 2 * max(a["s"], 1.0)):
+            m = _FIRST_WORD.match(b["t"])
+            if m:
+                a["t"] = a["t"][:-1] + m.group()
+                rest = b["t"][m.end():].strip()
+                if rest:
+                    b["t"] = rest
+                else:
+                    del out[k + 1]
+                    continue
+        k += 1
+    return out
 
 
 OUTLINE_MAX = 5000  # outline entries read at most (a hostile file's outline can be huge)

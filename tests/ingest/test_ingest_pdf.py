@@ -15,7 +15,8 @@ from pdf_support import (LEFT_COLUMN, RIGHT_COLUMN, bomb_pdf, manual_pdf, raw_pd
 from engine.config import ChunkingConfig
 from engine.ingest import read_document
 from engine.ingest.chunking import approx_counter, chunk_document
-from engine.ingest.pdf import (PdfFailure, _header_cells, _lines, _table_runs, heading_lines, heading_levels,
+from engine.ingest.pdf import (PdfFailure, _header_cells, _lines, _table_runs, dehyphenate, heading_lines,
+                               heading_levels,
                                page_furniture, parse_pdf, reading_order)
 from engine.lang.outline import outline_key
 from engine.types import IngestIssue
@@ -247,6 +248,20 @@ def test_the_outline_of_a_pdf_gives_its_headings_and_their_levels(lib: Path) -> 
     assert path_of("Press the menu key to open it.") == ("Radio guide", "Main Menu")
     assert path_of("Set the squelch level here.") == ("Radio guide", "Main Menu", "Options")
     assert path_of("Note: do not open the case while the radio is on") == ("Radio guide", "Main Menu", "Options")
+
+
+def test_a_word_hyphenated_over_two_lines_is_one_word_again() -> None:
+    def ln(t, y, size=10.0, cells=()):
+        return {"t": t, "s": size, "y": y, "c": list(cells)}
+
+    lines = [ln("Die Soll-Tem-", 700), ln("peratur wird kurzzei-", 688), ln("tig angezeigt. Verlänge-", 676),
+             ln("rungskabel", 664), ln("Soll-", 652), ln("Temperatur bleibt.", 640), ln("Next para-", 600),
+             ln("graph", 500), ln("Size-", 480), ln("a | b", 468, cells=("a", "b")), ln("Heading-", 440, 14.0),
+             ln("like", 428)]
+    assert [x["t"] for x in dehyphenate(lines)] == [
+        "Die Soll-Temperatur", "wird kurzzeitig", "angezeigt. Verlängerungskabel", "Soll-", "Temperatur bleibt.",
+        "Next para-", "graph", "Size-", "a | b", "Heading-", "like"]
+    assert lines[0]["t"] == "Die Soll-Tem-"  # the page's own lines are not changed
 
 
 def test_a_title_wrapped_over_two_lines_is_one_heading_and_sizes_a_tenth_apart_one_level(lib: Path) -> None:
