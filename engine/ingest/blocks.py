@@ -38,6 +38,15 @@ class BlockBuilder:
     def path(self) -> tuple[str, ...]:
         return tuple(t for _, t in self._headings)
 
+    @property
+    def depth(self) -> int:
+        """How many headings are open (the heading path's length)."""
+        return len(self._headings)
+
+    def close_headings(self, depth: int) -> None:
+        """Headings opened past ``depth`` end here (an HTML ``<section>`` they were inside closed)."""
+        del self._headings[depth:]
+
     def new_group(self) -> int:
         self._groups += 1
         return self._groups - 1

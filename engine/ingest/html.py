@@ -3,18 +3,21 @@ and ``getpos()`` gives the source line of every tag).
 
 ``Document.text`` is the extracted text, one block per line (``<pre>`` keeps its
 lines); each block records the lines of the ``.html`` file it came from, so a chunk's
-``start_line``/``end_line`` point into the original file. A list item reads as a browser shows
-it, after its bullet ("• ") or its number ("3. ", ``<ol start>`` counted), so two items are two
-statements, not one sentence run together ("Peak current per motor: 120 Amps" and "Max continuous
-current depends on cooling."). A ``<pre>`` of code (a ``<code>`` or a highlighter's spans inside,
-or a class that says so, its own or its wrapper's: Sphinx's ``div.highlight``) is fenced in the
-text as Markdown writes code, so its lines are code entries and a statement ending with a colon
-brings it; a bare ``<pre>`` of text stays text. What a reader never sees as the page's text is dropped: ``script``,
-``style``, ``nav``, ``header``, ``footer``, ``noscript``, ``template``, ``svg`` and ``head``
-(except ``<title>``); any element that says it is navigation, a search box, the site's banner or
-its footer (ARIA ``role``: a documentation theme's sidebar, breadcrumbs and "next / previous"
-bar), hidden (``hidden``, ``aria-hidden="true"``, ``display: none``); icon-font glyphs (Unicode's
-private use area: a link icon, a menu button) and the permalink mark a heading ends with ("¶").
+``start_line``/``end_line`` point into the original file. The page reads as a browser shows it:
+
+- a list item after its bullet ("• ") or its number ("3. ", ``<ol start>`` counted), so two items
+  are two statements, not one sentence run together ("Peak current per motor: 120 Amps" and "Max
+  continuous current depends on cooling.");
+- a ``<pre>`` of code (a ``<code>`` or a highlighter's spans inside, or a class that says so, its
+  own or its wrapper's: Sphinx's ``div.highlight``) fenced as Markdown writes code, so its lines are
+  code entries and a statement ending with a colon brings it; a bare ``<pre>`` of text stays text;
+- a heading inside a ``<section>`` or ``<article>`` heads that section only;
+- what a reader never sees as the page's text is dropped: ``script``, ``style``, ``nav``,
+  ``header``, ``footer``, ``noscript``, ``template``, ``svg`` and ``head`` (except ``<title>``);
+  any element that says it is navigation, a search box, the site's banner or its footer (ARIA
+  ``role``: a documentation theme's sidebar, breadcrumbs and "next / previous" bar) or is hidden
+  (``hidden``, ``aria-hidden="true"``, ``display: none``); icon-font glyphs (Unicode's private use
+  area: a link icon, a menu button) and the permalink mark a heading ends with ("¶").
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from engine.ingest.blocks import BlockBuilder, Parsed
 from engine.types import BlockKind
 
 SKIP = {"script", "style", "nav", "header", "footer", "noscript", "template", "svg", "head", "iframe", "object"}
+SECTIONS = {"section", "article"}  # HTML5: a heading inside one heads that section only
 SKIP_ROLES = {"navigation", "search", "banner", "contentinfo"}  # ARIA landmarks that are not the page's text
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
 _ICONS = re.compile("[\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]")  # private use: icon fonts
@@ -59,6 +63,7 @@ class _Extractor(HTMLParser):
         self.lists: list[int] = []  # group id per open <ul>/<ol>
         self.numbers: list[int | None] = []  # per open list: the next <ol> item's number (None: <ul>)
         self.marker = ""  # the open list item's bullet or number
+        self.sections: list[int] = []  # per open <section>/<article>: the headings open when it began
         self.div_classes: list[str] = []  # the open <div>s' classes (a highlighter's wrapper names itself there)
         self.pre_code = False  # the open <pre> holds code (``_CODE_CLASS``, or <code> / highlighter spans inside)
         self.quote_group = -1
@@ -147,6 +152,9 @@ class _Extractor(HTMLParser):
             return
         if tag == "div":
             self.div_classes.append(a.get("class", ""))
+        elif tag in SECTIONS:
+            self._flush()
+            self.sections.append(self.b.depth)
         if tag in HEADINGS:
             self._open("heading", HEADINGS[tag])
         elif tag in ("ul", "ol"):
@@ -238,6 +246,9 @@ class _Extractor(HTMLParser):
             self._flush()
         if tag == "div" and self.div_classes:
             self.div_classes.pop()
+        elif tag in SECTIONS and self.sections:  # a section's headings govern nothing after it
+            self._flush()
+            self.b.close_headings(self.sections.pop())
 
     def handle_data(self, data: str) -> None:
         if self.in_title:

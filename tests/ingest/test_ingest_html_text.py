@@ -150,6 +150,22 @@ def test_an_html_code_block_reads_as_code_and_a_bare_pre_as_text(lib: Path) -> N
     assert "Keep the board powered while it flashes." in [u.text for u in units]
 
 
+def test_a_heading_inside_a_section_heads_that_section_only(lib: Path) -> None:
+    page = ("<html><body><h1>Player guide</h1>"
+            "<section><div class='title'>Portal</div><h3>Navigation</h3><p>Use the menu on the left.</p></section>"
+            "<section><div class='title'>Account</div><p>Create an account first.</p>"
+            "<h4>Open the portal</h4><p>Go to the portal address.</p></section>"
+            "<p>Contact support if it fails.</p></body></html>")
+    got = read(lib, "guide.html", page)
+    assert not isinstance(got, IngestIssue)
+    doc, blocks = got
+    paths = {doc.text[b.char_start:b.char_end]: b.heading_path for b in blocks if b.kind == "paragraph"}
+    assert paths["Use the menu on the left."] == ("Player guide", "Navigation")
+    assert paths["Create an account first."] == ("Player guide",)  # not under the last section's h3
+    assert paths["Go to the portal address."] == ("Player guide", "Open the portal")
+    assert paths["Contact support if it fails."] == ("Player guide",)
+
+
 def test_html_with_only_script_is_skipped(lib: Path) -> None:
     got = read(lib, "s.html", "<html><head><script>alert(1)</script></head><body><nav>x</nav></body></html>")
     assert isinstance(got, IngestIssue) and "no text" in got.reason
