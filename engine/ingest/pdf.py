@@ -25,8 +25,10 @@ levels and pages; each entry is found among its page's lines (``outline_heads``)
 are the headings. Font size is the fallback, for a PDF without one or whose entries are mostly not
 on their pages: bold headings set at the body's size, and a diagram's labels set large, fool it.
 
-A word hyphenated over two lines of a paragraph ("Verlänge-" / "rungskabel") is one word again
-(``dehyphenate``), so it is found and quoted whole.
+A table of contents (titles, dot leaders, page numbers in order: ``without_contents``) is no
+text: it repeats every section's title and would answer for them. A word hyphenated over two
+lines of a paragraph ("Verlänge-" / "rungskabel") is one word again (``dehyphenate``), so it is
+found and quoted whole.
 
 Words set one by one: a page a word processor or a typesetting program wrote places many words
 with an operator of their own and no space character between them ("The", "can", "be" at their
@@ -115,7 +117,7 @@ def build_blocks(data: dict) -> Parsed | PdfFailure:
     if not sizes:
         return PdfFailure(_NO_TEXT)
     body = sizes.most_common(1)[0][0]
-    kept = [dehyphenate([ln for k, ln in enumerate(lines) if k not in furniture])
+    kept = [dehyphenate(without_contents([ln for k, ln in enumerate(lines) if k not in furniture]))
             for lines, furniture in zip(pages, page_furniture(pages))]
     marked = outline_heads(kept, data.get("outline") or [])
     heads: list[set[int]] = ([set(m) for m in marked] if marked is not None
@@ -130,6 +132,25 @@ def build_blocks(data: dict) -> Parsed | PdfFailure:
     meta = {"title": data["info"]["title"]} if data.get("info", {}).get("title") else {}
     return Parsed(text=text, blocks=writer.b.blocks, meta=meta, first_heading=writer.b.first_heading,
                   page_starts=tuple(writer.page_starts))
+
+
+# a table of contents' entry: a title, a dot leader, a page number ("Power wiring ........ 7")
+_CONTENTS_ENTRY = re.compile(r"\S.*?(?:\.{4,}|…{2,}|(?:\.\s){4,}|·{4,}|_{4,})\s*(\d{1,4})\s*$")
+CONTENTS_MIN = 3  # entries on a page, their page numbers in order, that make it a table of contents
+
+
+def without_contents(lines: list[dict]) -> list[dict]:
+    """A page's lines less its table of contents: the lines that are a title, a dot leader and a
+    page number, when ``CONTENTS_MIN`` or more of them on the page run in page order. The contents
+    repeat every section's title, and their passages come up for any question about a section,
+    instead of it; the citations give the pages. Dot leaders before a value that is no page
+    number in order (a specification list "Nozzle ......... 210") are kept."""
+    found = [(k, int(m.group(1))) for k, ln in enumerate(lines) if (m := _CONTENTS_ENTRY.fullmatch(ln["t"]))]
+    numbers = [n for _k, n in found]
+    if len(found) < CONTENTS_MIN or numbers != sorted(numbers):
+        return lines
+    drop = {k for k, _n in found}
+    return [ln for k, ln in enumerate(lines) if k not in drop]
 
 
 _BROKEN = re.compile(r"(?<=[^\W\d_])[-\u00ad\u2010]$")  # a word broken at the line's end: "Verlänge-"

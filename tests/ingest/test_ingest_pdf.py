@@ -16,6 +16,7 @@ from engine.config import ChunkingConfig
 from engine.ingest import read_document
 from engine.ingest.chunking import approx_counter, chunk_document
 from engine.ingest.pdf import (PdfFailure, _header_cells, _lines, _table_runs, dehyphenate, heading_lines,
+                               without_contents,
                                heading_levels,
                                page_furniture, parse_pdf, reading_order)
 from engine.lang.outline import outline_key
@@ -248,6 +249,19 @@ def test_the_outline_of_a_pdf_gives_its_headings_and_their_levels(lib: Path) -> 
     assert path_of("Press the menu key to open it.") == ("Radio guide", "Main Menu")
     assert path_of("Set the squelch level here.") == ("Radio guide", "Main Menu", "Options")
     assert path_of("Note: do not open the case while the radio is on") == ("Radio guide", "Main Menu", "Options")
+
+
+def test_a_table_of_contents_is_no_text_but_dot_leaders_before_values_are() -> None:
+    def page(*texts: str) -> list[dict]:
+        return [{"t": t, "s": 10.0, "y": 700.0 - 12 * i, "c": []} for i, t in enumerate(texts)]
+
+    contents = page("Table of Contents", "1 Introduction ................ 3", "2 Wiring . . . . . . . . 7",
+                    "2.1 Power wiring ……… 7", "3 Firmware ____________ 12", "Produced by the maker")
+    assert [x["t"] for x in without_contents(contents)] == ["Table of Contents", "Produced by the maker"]
+    specs = page("Nozzle temperature ........ 210", "Bed temperature ........ 60", "Fans ........ 6")
+    assert without_contents(specs) == specs  # values, not page numbers in order
+    two = page("1 Introduction ........ 3", "2 Wiring ........ 7", "Body text.")
+    assert without_contents(two) == two
 
 
 def test_a_word_hyphenated_over_two_lines_is_one_word_again() -> None:
