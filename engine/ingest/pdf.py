@@ -554,7 +554,7 @@ def _lines(runs: Sequence[Run]) -> list[dict]:
                 pieces.append(r[0])
                 continue
             start_new = prev is None or r[1] - prev[1] > 1.2 * max(r[3], 1.0)
-            space = prev is not None and _spaced(prev, r, pieces)
+            space = prev is not None and _spaced(prev, r, _last_char(pieces))
             pieces.append((" " if space else "") + r[0])
             if start_new:
                 cells.append(r[0].strip())
@@ -675,14 +675,19 @@ def _measured(run: Run, text: str) -> float | None:
     return None if em is None else em * run[3]
 
 
-def _spaced(prev: tuple[Run, float, bool], run: Run, pieces: list[str]) -> bool:
-    """Whether a space goes between the line's text so far (``pieces``, ending with ``prev``'s run,
-    which ends at ``prev[1]``) and ``run``: neither side has one, the end was measured, and
-    ``run`` starts ``WORD_GAP`` em or more after it. Not between wide characters (Chinese,
+def _last_char(pieces: list[str]) -> str:
+    """The last character of the line's text so far ("" when there is none)."""
+    return next((p[-1] for p in reversed(pieces) if p), "")
+
+
+def _spaced(prev: tuple[Run, float, bool], run: Run, last: str) -> bool:
+    """Whether a space goes between the line's text so far (ending with ``last``, and with
+    ``prev``'s run, which ends at ``prev[1]``) and ``run``: neither side has one, the end was
+    measured, and ``run`` starts ``WORD_GAP`` em or more after it. Not between wide characters (Chinese,
     Japanese, full-width forms): those lines use no spaces, and their gaps are justification; nor
     after an opening bracket or quote, nor before a closing one or a stop ("(NO FUNCTION)", "“Off”",
     set in another font whose glyphs sit a little apart)."""
-    last, first = "".join(pieces)[-1:], run[0][:1]
+    first = run[0][:1]
     if not last or last.isspace() or first.isspace() or not prev[2]:
         return False
     if unicodedata.east_asian_width(last) in "WF" or unicodedata.east_asian_width(first) in "WF":
