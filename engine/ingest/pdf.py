@@ -137,6 +137,7 @@ def build_blocks(data: dict) -> Parsed | PdfFailure:
 # a table of contents' entry: a title, a dot leader, a page number ("Power wiring ........ 7")
 _CONTENTS_ENTRY = re.compile(r"\S.*?(?:\.{4,}|…{2,}|(?:\.\s){4,}|·{4,}|_{4,})\s*(\d{1,4})\s*$")
 CONTENTS_MIN = 3  # entries on a page, their page numbers in order, that make it a table of contents
+CONTENTS_LINE_MAX = 400  # longer lines are no contents entry (and are not searched for one)
 
 
 def without_contents(lines: list[dict]) -> list[dict]:
@@ -145,7 +146,9 @@ def without_contents(lines: list[dict]) -> list[dict]:
     repeat every section's title, and their passages come up for any question about a section,
     instead of it; the citations give the pages. Dot leaders before a value that is no page
     number in order (a specification list "Nozzle ......... 210") are kept."""
-    found = [(k, int(m.group(1))) for k, ln in enumerate(lines) if (m := _CONTENTS_ENTRY.fullmatch(ln["t"]))]
+    found = [(k, int(m.group(1))) for k, ln in enumerate(lines)
+             if len(ln["t"]) <= CONTENTS_LINE_MAX and ln["t"].rstrip()[-1:].isdigit()
+             and (m := _CONTENTS_ENTRY.fullmatch(ln["t"]))]
     numbers = [n for _k, n in found]
     if len(found) < CONTENTS_MIN or numbers != sorted(numbers):
         return lines
