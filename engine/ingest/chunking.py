@@ -37,7 +37,7 @@ CountTokens = Callable[[str], int]
 
 # Recorded in each index manifest: bump it when the rules above change what chunks come out,
 # so an index built by older rules asks to be rebuilt instead of mixing two chunkings.
-CHUNKER_VERSION = "17"  # 3: code cut between lines; CJK chapter lines in Markdown are headings
+CHUNKER_VERSION = "18"  # 3: code cut between lines; CJK chapter lines in Markdown are headings
 # 4: long paragraphs cut by the one sentence splitter (engine.lang.text): no cut before a lower-case
 #    word or a digit (2 of 10,579 chunks of the shared dev corpora start elsewhere)
 # 5: a PDF page in two columns reads left column then right (engine.ingest.pdf.reading_order);
@@ -57,6 +57,7 @@ CHUNKER_VERSION = "17"  # 3: code cut between lines; CJK chapter lines in Markdo
 # 15: a word hyphenated over two PDF lines of a paragraph is one word again (engine.ingest.pdf.dehyphenate)
 # 16: an HTML heading inside a <section> or <article> heads that section only
 # 17: a PDF page's table of contents (titles, dot leaders, page numbers in order) is no text
+# 18: an HTML page that would lose all its text, or its rest, to navigation or hidden marks is read without them
 
 _KIND: dict[str, ChunkKind] = {"table_row": "table", "code": "code", "list_item": "list",
                                "paragraph": "prose", "quote": "prose", "heading": "prose"}

@@ -16,8 +16,9 @@ lines); each block records the lines of the ``.html`` file it came from, so a ch
   ``header``, ``footer``, ``noscript``, ``template``, ``svg`` and ``head`` (except ``<title>``);
   any element that says it is navigation, a search box, the site's banner or its footer (ARIA
   ``role``: a documentation theme's sidebar, breadcrumbs and "next / previous" bar) or is hidden
-  (``hidden``, ``aria-hidden="true"``, ``display: none``); icon-font glyphs (Unicode's private use
-  area: a link icon, a menu button) and the permalink mark a heading ends with ("¶").
+  (``hidden``, ``aria-hidden="true"``, ``display: none``), unless that would take the whole page
+  or its rest (``parse_html``); icon-font glyphs (Unicode's private use area: a link icon, a menu
+  button) and the permalink mark a heading ends with ("¶").
 """
 
 from __future__ import annotations
@@ -45,8 +46,11 @@ META_KEYS = {"doc_id", "title", "version", "date", "models", "status", "visibili
 
 
 class _Extractor(HTMLParser):
-    def __init__(self) -> None:
+    def __init__(self, unseen: bool = True) -> None:
         super().__init__(convert_charrefs=True)
+        self.unseen = unseen  # drop what says it is navigation or hidden (``_unseen``)
+        self.hid = 0  # characters of text dropped that way
+        self.hiding = False  # the open skipped element was dropped that way
         self.out: list[str] = []  # extracted text pieces
         self.size = 0  # chars in out
         self.b = BlockBuilder()
@@ -145,10 +149,11 @@ class _Extractor(HTMLParser):
             if tag in SKIP or tag in self.skip:  # nested: the skipped element ends at its own end tag
                 self.skip.append(tag)
             return
-        if tag in SKIP or _unseen(a):
+        if tag in SKIP or (self.unseen and _unseen(a)):
             self._flush()
             if tag not in VOID:
                 self.skip.append(tag)
+                self.hiding = tag not in SKIP
             return
         if tag == "div":
             self.div_classes.append(a.get("class", ""))
@@ -255,6 +260,8 @@ class _Extractor(HTMLParser):
             self.title.append(data)
             return
         if self.skip:
+            if self.hiding:
+                self.hid += len(data.strip())
             return
         data = _ICONS.sub("", data)
         if self.cell is not None:
@@ -314,7 +321,20 @@ def _leading_newlines(data: str) -> int:
 
 
 def parse_html(source: str) -> Parsed:
-    p = _Extractor()
+    """The page as a reader sees it. A page read to nothing but navigation and hidden text (saved
+    while a dialog covered it: ``<div id="app" aria-hidden="true">``), or whose navigation or
+    hidden element never closes (the rest of the page would go with it), is read again with those
+    marks ignored: nothing is lost to them."""
+    parsed, hid, unclosed = _parse(source, unseen=True)
+    if (not parsed.blocks and hid) or unclosed:
+        parsed, _hid, _unclosed = _parse(source, unseen=False)
+    return parsed
+
+
+def _parse(source: str, *, unseen: bool) -> tuple[Parsed, int, bool]:
+    """The page read once: its Parsed, the characters dropped as navigation or hidden, and
+    whether such an element was still open at the end."""
+    p = _Extractor(unseen)
     p.feed(source)
     p.close()
     p._flush()
@@ -326,5 +346,6 @@ def parse_html(source: str) -> Parsed:
     lang = str(meta.get("language", ""))
     if re.fullmatch(r"[a-z]{2}-[A-Z]{2}", lang):  # "de-DE" -> "de"; "zh-Hans" kept
         meta["language"] = lang[:2]
-    return Parsed(text="".join(p.out), blocks=p.b.blocks, meta=meta, first_heading=p.b.first_heading)
+    return (Parsed(text="".join(p.out), blocks=p.b.blocks, meta=meta, first_heading=p.b.first_heading), p.hid,
+            bool(p.skip) and p.hiding)
 

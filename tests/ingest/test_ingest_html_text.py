@@ -166,6 +166,19 @@ def test_a_heading_inside_a_section_heads_that_section_only(lib: Path) -> None:
     assert paths["Contact support if it fails."] == ("Player guide",)
 
 
+def test_navigation_and_hidden_marks_never_lose_a_page(lib: Path) -> None:
+    # a page saved while a dialog covered it hides everything; a navigation element left open
+    # would take the rest of the page: read again without those marks, the text is kept
+    covered = ('<html><body><div id="app" aria-hidden="true"><h1>Pump P1</h1><p>Close the valve.</p></div>'
+               '<div role="dialog"></div></body></html>')
+    got = read(lib, "covered.html", covered)
+    assert not isinstance(got, IngestIssue) and "Close the valve." in got[0].text
+    unclosed = ('<html><body><h1>Pump P1</h1><div role="navigation"><a href="a.html">Home</a>'
+                '<p>Open the drain.</p><p>Refill with water.</p></body></html>')
+    got = read(lib, "unclosed.html", unclosed)
+    assert not isinstance(got, IngestIssue) and "Refill with water." in got[0].text
+
+
 def test_html_with_only_script_is_skipped(lib: Path) -> None:
     got = read(lib, "s.html", "<html><head><script>alert(1)</script></head><body><nav>x</nav></body></html>")
     assert isinstance(got, IngestIssue) and "no text" in got.reason
