@@ -197,8 +197,8 @@ def _key(text: str) -> str:
 
 
 def outline_heads(pages: list[list[dict]], outline: list[list]) -> list[dict[int, tuple[int, int]]] | None:
-    """Per page, {line index: (outline level, entry number)} of the lines that are the outline's entries, or None
-    when the outline is missing or mostly not found (fewer than ``OUTLINE_FOUND`` of its entries
+    """Per page, {line index: (outline level, entry number)} of the lines that are the outline's
+    entries, or None when the outline is missing or mostly not found (fewer than ``OUTLINE_FOUND`` of its entries
     on their pages, three at least). An entry is the first line of its page, not yet taken, that
     reads as its title, or as its start (a title wrapped over up to three lines: the lines that
     finish it are the heading's too). A line that only starts with an entry is not it: producers
@@ -206,6 +206,7 @@ def outline_heads(pages: list[list[dict]], outline: list[list]) -> list[dict[int
     exports "Note: Do not alter the wiring with the power on…" to the outline), whose sentence
     stays a statement."""
     found: list[dict[int, tuple[int, int]]] = [{} for _ in pages]
+    keys: dict[int, list[str]] = {}  # page -> its lines' keys, made when an entry points there
     hits = 0
     for entry, (title, level, page) in enumerate(outline):
         if not 0 <= page < len(pages):
@@ -213,16 +214,15 @@ def outline_heads(pages: list[list[dict]], outline: list[list]) -> list[dict[int
         want = _key(title)
         if not want:
             continue
-        lines, taken = pages[page], found[page]
-        for k, ln in enumerate(lines):
-            if k in taken:
-                continue
-            have = _key(ln["t"])
-            if not have:
+        if page not in keys:
+            keys[page] = [_key(ln["t"]) for ln in pages[page]]
+        line_keys, taken = keys[page], found[page]
+        for k, have in enumerate(line_keys):
+            if k in taken or not have:
                 continue
             span = [k]
-            while want.startswith(have) and have != want and len(span) < 3 and k + len(span) < len(lines):
-                have += _key(lines[k + len(span)]["t"])
+            while want.startswith(have) and have != want and len(span) < 3 and k + len(span) < len(line_keys):
+                have += line_keys[k + len(span)]
                 span.append(k + len(span))
             if have == want:
                 taken.update({j: (int(level), entry) for j in span})
@@ -557,15 +557,14 @@ def _lines(runs: Sequence[Run]) -> list[dict]:
                 pieces.append(r[0])
                 continue
             start_new = prev is None or r[1] - prev[1] > 1.2 * max(r[3], 1.0)
-            space = prev is not None and _spaced(prev, r, _last_char(pieces))
-            pieces.append((" " if space else "") + r[0])
+            piece = (" " if prev is not None and _spaced(prev, r, _last_char(pieces)) else "") + r[0]
+            pieces.append(piece)
             if start_new:
                 cells.append(r[0].strip())
                 starts.append(r[1])
                 ends.append(r[1])
             else:
-                cells[-1] = ((cells[-1] + (" " if space else "") + r[0]).strip() if r[0].startswith(" ")
-                             else cells[-1] + (" " if space else "") + r[0])
+                cells[-1] = (cells[-1] + piece).strip() if r[0].startswith(" ") else cells[-1] + piece
             width = _measured(r, r[0])
             prev = (r, r[1] + (width if width is not None else _advance(r[0], r[3])), width is not None)
             ends[-1] = max(ends[-1], prev[1])
