@@ -236,7 +236,7 @@ def citation_to_dict(c: Citation) -> dict[str, Any]:
         "n": c.n, "chunk_id": c.chunk_id, "doc_id": c.doc_id, "title": c.title, "version": c.version,
         "date": c.date.isoformat() if c.date else None, "status": c.status,
         "heading_path": list(c.heading_path), "path": c.path, "line": c.start_line,
-        "end_line": c.end_line, "page": c.page, "location": c.location, "changed": c.changed,
+        "end_line": c.end_line, "page": c.page, "end_page": c.end_page, "location": c.location, "changed": c.changed,
     }
 
 

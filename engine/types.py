@@ -63,6 +63,16 @@ class Block:
     group: int = -1  # blocks with the same group id belong together (one list, one table)
 
 
+def location_of(path: str, start_line: int, page: int | None, end_page: int | None = None) -> str:
+    """Where a passage is, as citations show it: ``path:line``; a PDF's ``path:pN``, or ``path:pN-M``
+    when the passage runs on over pages N to M."""
+    if page is None:
+        return f"{path}:{start_line}"
+    if end_page is not None and end_page > page:
+        return f"{path}:p{page}-{end_page}"
+    return f"{path}:p{page}"
+
+
 @dataclass(frozen=True, slots=True)
 class Chunk:
     """A retrievable passage: whole structural units packed under a token budget.
@@ -87,18 +97,17 @@ class Chunk:
     text: str
     context: str = ""
     tokens: int = 0
-    page: int | None = None
+    page: int | None = None  # PDF: the page the passage starts on (1-based)
     ordinal: int = 0  # position of the chunk inside its document
     # it starts inside a fenced code block (a piece of a block too long for one chunk): its first
     # lines are code, not Markdown (a config file's "#   comment" line is not a heading)
     in_code: bool = False
+    end_page: int | None = None  # PDF: the page it ends on (a passage can run over a page break)
 
     @property
     def location(self) -> str:
-        """`path:line` (or `path:pN` for a PDF page) as shown in citations."""
-        if self.page is not None:
-            return f"{self.path}:p{self.page}"
-        return f"{self.path}:{self.start_line}"
+        """`path:line` (or `path:pN`, `path:pN-M` for PDF pages) as shown in citations."""
+        return location_of(self.path, self.start_line, self.page, self.end_page)
 
     @property
     def search_text(self) -> str:
@@ -228,12 +237,11 @@ class Citation:
     end_line: int
     page: int | None = None
     changed: bool = False  # the source file changed (or vanished) since it was indexed
+    end_page: int | None = None
 
     @property
     def location(self) -> str:
-        if self.page is not None:
-            return f"{self.path}:p{self.page}"
-        return f"{self.path}:{self.start_line}"
+        return location_of(self.path, self.start_line, self.page, self.end_page)
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,7 +27,7 @@ def citation_for(n: int, chunk: Chunk, meta: DocumentMeta) -> Citation:
     return Citation(
         n=n, chunk_id=chunk.id, doc_id=chunk.doc_id, title=meta.title, version=meta.version,
         date=meta.date, status=meta.status, heading_path=chunk.heading_path, path=chunk.path,
-        start_line=chunk.start_line, end_line=chunk.end_line, page=chunk.page,
+        start_line=chunk.start_line, end_line=chunk.end_line, page=chunk.page, end_page=chunk.end_page,
     )
 
 

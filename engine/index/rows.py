@@ -32,7 +32,7 @@ def meta_from_json(text: str) -> DocumentMeta:
 
 CHUNK_COLS = ("id", "doc_id", "version", "path", "start_line", "end_line", "heading_path",
                "char_start", "char_end", "kind", "section_id", "language", "text", "context",
-               "tokens", "page", "ordinal", "in_code")
+               "tokens", "page", "ordinal", "in_code", "end_page")
 
 
 def chunk_row(c: Chunk) -> tuple:

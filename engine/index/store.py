@@ -83,8 +83,8 @@ CREATE TABLE IF NOT EXISTS documents (
     meta TEXT NOT NULL, status TEXT NOT NULL, chunks INTEGER NOT NULL,
     text TEXT NOT NULL, page_starts TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS chunks (
-    row INTEGER PRIMARY KEY, {", ".join(c + (" TEXT" if c not in ("start_line", "end_line",
-        "char_start", "char_end", "tokens", "page", "ordinal", "in_code") else " INTEGER") for c in CHUNK_COLS)},
+    row INTEGER PRIMARY KEY, {", ".join(c + (" TEXT" if c not in ("start_line", "end_line", "char_start",
+        "char_end", "tokens", "page", "ordinal", "in_code", "end_page") else " INTEGER") for c in CHUNK_COLS)},
     text_sha TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS chunks_path ON chunks(path, ordinal);
 CREATE TABLE IF NOT EXISTS ingest_issues (path TEXT NOT NULL, reason TEXT NOT NULL, severity TEXT NOT NULL);
@@ -95,11 +95,13 @@ CREATE TABLE IF NOT EXISTS embeddings (
 
 
 def _add_new_columns(conn: sqlite3.Connection) -> None:
-    """Columns added since a database was made (``in_code``: its chunks were cut by an older
-    chunker, whose manifest then asks for ``--rebuild``, which keeps the embedding cache)."""
+    """Columns added since a database was made (``in_code``, ``end_page``: its chunks were cut by an
+    older chunker, whose manifest then asks for ``--rebuild``, which keeps the embedding cache)."""
     have = {r[1] for r in conn.execute("PRAGMA table_info(chunks)")}
     if "in_code" not in have:
         conn.execute("ALTER TABLE chunks ADD COLUMN in_code INTEGER NOT NULL DEFAULT 0")
+    if "end_page" not in have:
+        conn.execute("ALTER TABLE chunks ADD COLUMN end_page INTEGER")
 
 
 class IndexStore:
@@ -338,7 +340,9 @@ class IndexStore:
 
     def chunks(self) -> list[Chunk]:
         """Every chunk in row order, each text checked against the sha256 recorded with it."""
-        rows = self._q(f"SELECT {', '.join(CHUNK_COLS)}, text_sha FROM chunks ORDER BY row")
+        have = {r[1] for r in self._q("PRAGMA table_info(chunks)")}  # read-only media: no column added
+        cols = ", ".join(c if c in have else f"NULL AS {c}" for c in CHUNK_COLS)
+        rows = self._q(f"SELECT {cols}, text_sha FROM chunks ORDER BY row")
         out = []
         for r in rows:
             chunk = chunk_from_row(r[:-1])

@@ -37,7 +37,7 @@ CountTokens = Callable[[str], int]
 
 # Recorded in each index manifest: bump it when the rules above change what chunks come out,
 # so an index built by older rules asks to be rebuilt instead of mixing two chunkings.
-CHUNKER_VERSION = "18"  # 3: code cut between lines; CJK chapter lines in Markdown are headings
+CHUNKER_VERSION = "19"  # 3: code cut between lines; CJK chapter lines in Markdown are headings
 # 4: long paragraphs cut by the one sentence splitter (engine.lang.text): no cut before a lower-case
 #    word or a digit (2 of 10,579 chunks of the shared dev corpora start elsewhere)
 # 5: a PDF page in two columns reads left column then right (engine.ingest.pdf.reading_order);
@@ -58,6 +58,8 @@ CHUNKER_VERSION = "18"  # 3: code cut between lines; CJK chapter lines in Markdo
 # 16: an HTML heading inside a <section> or <article> heads that section only
 # 17: a PDF page's table of contents (titles, dot leaders, page numbers in order) is no text
 # 18: an HTML page that would lose all its text, or its rest, to navigation or hidden marks is read without them
+# 19: a PDF sentence cut by a page break is one paragraph again, a table's rows at the top of the next page
+#     keep its header (engine.ingest.pdf.runs_on, _table_runs); a chunk knows the page it ends on (end_page)
 
 _KIND: dict[str, ChunkKind] = {"table_row": "table", "code": "code", "list_item": "list",
                                "paragraph": "prose", "quote": "prose", "heading": "prose"}
@@ -333,6 +335,7 @@ class _Chunker:
         context = "\n".join([" > ".join(path)] + extra) if path or extra else ""
         text = self.text[start:end]
         page = bisect.bisect_right(doc.page_starts, start) if doc.page_starts else None
+        end_page = bisect.bisect_right(doc.page_starts, max(start, end - 1)) if doc.page_starts else None
         self.chunks.append(Chunk(
             id=chunk_id(doc.meta.doc_id, doc.sha256, start, end),
             doc_id=doc.meta.doc_id,
@@ -350,6 +353,7 @@ class _Chunker:
             context=context.strip("\n"),
             tokens=tokens,
             page=page,
+            end_page=end_page,
             ordinal=len(self.chunks),
             in_code=bool(content) and content[0].kind == "code" and (
                 content[0].char_start < start and bool(FENCE.match(self.text, content[0].char_start))  # fenced

@@ -12,7 +12,11 @@ crash or an out-of-memory becomes an ingestion issue of that one file.
 
 ``Document.text`` is the extracted text: one line per text line of the page (table
 rows as ``cell | cell``), pages separated by a blank line, ``page_starts`` giving
-each page's first offset. Line numbers of a PDF chunk are lines of that text. A page set in two
+each page's first offset. A page break is not a break in the text where the text goes on over it:
+a sentence a page leaves open (``unfinished``) and the next page's first line goes on with
+(``runs_on``) is one paragraph, one line apart; rows at the top of a page that continue the table
+that ended the page before keep its header (``_table_runs``). A passage then cites every page it
+is on (``Chunk.end_page``). Line numbers of a PDF chunk are lines of that text. A page set in two
 columns reads left column then right column (``reading_order``: the gutter found from the text
 runs' x positions), not as a two-cell table of half-lines. Running headers and footers (a line at
 the top or bottom of most pages that says the same thing, page numbers aside) are page furniture,
@@ -126,6 +130,7 @@ def build_blocks(data: dict) -> Parsed | PdfFailure:
     writer = _PageWriter(body, heading_levels(head_sizes))
     for pno, (lines, ks) in enumerate(zip(kept, heads), start=1):
         writer.page(pno, lines, ks, marked[pno - 1] if marked is not None else None)
+    writer.finish()
     text = "".join(writer.parts)
     if not text.strip():
         return PdfFailure(_NO_TEXT)
@@ -263,6 +268,18 @@ class _PageWriter:
         self.page_starts: list[int] = []
         self.b = BlockBuilder()
         self.line_no = 0
+        # what the last page left open for the next: a paragraph whose sentence runs on (its
+        # (start, end, line) entries, its page, its last line), a table whose rows may go on (its
+        # group, its header row's text, its last row)
+        self.para: tuple[list[tuple[int, int, int]], int, dict] | None = None
+        self.table: tuple[int, str, dict] | None = None
+
+    def finish(self) -> None:
+        """Close a paragraph the last page left open."""
+        if self.para is not None:
+            entries, pno, _last = self.para
+            self.b.add("paragraph", entries[0][0], entries[-1][1], entries[0][2], entries[-1][2], page=pno)
+            self.para = None
 
     def _append(self, piece: str) -> None:
         self.parts.append(piece)
@@ -273,19 +290,27 @@ class _PageWriter:
         """One page's lines; ``heads``: the indices of its heading lines (``heading_lines``);
         ``levels``: their (level, outline entry) when the PDF's outline gives them (``outline_heads``)."""
         b = self.b
-        if pno > 1:
-            self._append("\n\n")
-            self.line_no += 1
-        self.page_starts.append(self.size)
-        rows = _table_runs(lines)
+        rows = _table_runs(lines, self.table[2] if self.table is not None else None)
+        table_group, header = self.table[:2] if self.table is not None and rows.get(0) == "row" else (-1, "")
+        if header and " | ".join(lines[0]["c"]) == header:
+            rows[0] = "header"  # the header repeated on the new page
         para: list[tuple[int, int, int]] = []  # (start, end, line) of the open paragraph
-        table_group, header = -1, ""
+        para_page = pno
+        if self.para is not None and lines and 0 not in rows and 0 not in heads and runs_on(self.para[2], lines[0]):
+            para, para_page, _last = self.para  # the sentence goes on over the page break
+        else:
+            self.finish()
+        self.para = self.table = None
+        if pno > 1:
+            self._append("\n" if para else "\n\n")
+            self.line_no += 0 if para else 1
+        self.page_starts.append(self.size)
         prev_y: float | None = None
         gap = _typical_gap(lines)
 
         def flush() -> None:
             if para:
-                b.add("paragraph", para[0][0], para[-1][1], para[0][2], para[-1][2], page=pno)
+                b.add("paragraph", para[0][0], para[-1][1], para[0][2], para[-1][2], page=para_page)
                 para.clear()
 
         def wrapped(k: int) -> bool:
@@ -332,7 +357,13 @@ class _PageWriter:
                     flush()
                 para.append((start, self.size, line_no))
             prev_y = ln["y"]
-        flush()
+        last = len(lines) - 1
+        if para and para[-1][2] == self.line_no and unfinished(lines[last]["t"]):
+            self.para = (list(para), para_page, lines[last])  # kept open: the next page may go on with it
+        else:
+            flush()
+        if rows.get(last) == "row":
+            self.table = (table_group, header, lines[last])
 
 
 FURNITURE_BAND = 3  # baselines at the top and at the bottom of a page where running headers and footers sit
@@ -408,12 +439,20 @@ def _typical_gap(lines: list[dict]) -> float:
     return gaps[len(gaps) // 2] if gaps else 0.0
 
 
-def _table_runs(lines: list[dict]) -> dict[int, str]:
+def _table_runs(lines: list[dict], carried: dict | None = None) -> dict[int, str]:
     """Line index -> "header"/"row" for runs of >= 2 lines with the same number (>= 2) of cells; the
     line right above a run is its header when its cells start on the run's columns, however many of
-    its cells ran together (a bold header set tighter than the rows: ``_header_cells``)."""
+    its cells ran together (a bold header set tighter than the rows: ``_header_cells``).
+
+    ``carried``: the last row of a table that ended the page before. Lines at the top of this page
+    with as many cells, the first on its first column, are more of its rows (one alone included):
+    the table goes on over the page break under the header it had."""
     out: dict[int, str] = {}
     k = 0
+    if carried is not None and lines and _goes_on_table(carried, lines[0]):
+        while k < len(lines) and _goes_on_table(carried, lines[k]):
+            out[k] = "row"
+            k += 1
     while k < len(lines):
         n = len(lines[k]["c"])
         m = k
@@ -425,6 +464,34 @@ def _table_runs(lines: list[dict]) -> dict[int, str]:
             out.update({j: "row" for j in range(top + 1, m + 1)})
         k = m + 1
     return out
+
+
+def _goes_on_table(row: dict, ln: dict) -> bool:
+    """Whether ``ln`` is a row of the table whose row ``row`` is: as many cells (>= 2), the first
+    starting on the same column."""
+    return (len(row["c"]) >= 2 and len(ln["c"]) == len(row["c"])
+            and abs(ln["x"][0] - row["x"][0]) <= _column_tolerance(row))
+
+
+_RUNS_ON = re.compile(r"[^\W_]$|[,\-\u2010\u2013/(]$")  # a line ending in a word, a comma, a dash, "/", "("
+
+
+def unfinished(text: str) -> bool:
+    """Whether a paragraph's last line on a page leaves its sentence open (no stop, colon or
+    semicolon at its end: a word, a comma, a dash)."""
+    return bool(_RUNS_ON.search(text.rstrip()))
+
+
+def runs_on(last: dict, first: dict) -> bool:
+    """Whether a page's first line ``first`` goes on with the sentence the last page's line ``last``
+    left open (``unfinished``): type of the same size, and a word in lower case, or a wide (CJK)
+    character after a wide one, where scripts have no case."""
+    a, b = last["t"].rstrip(), first["t"].lstrip()
+    if not a or not b or abs(last["s"] - first["s"]) > 0.05 * max(last["s"], 1.0):
+        return False
+    if b[0].islower():
+        return True
+    return _wide(a[-1]) and _wide(b[0]) and unicodedata.category(b[0]).startswith("L")
 
 
 def _column_tolerance(row: dict) -> float:
@@ -621,7 +688,12 @@ _EM_SHARE = 0.5
 
 def _advance(text: str, size: float) -> float:
     """The estimated width of ``text`` set at ``size``."""
-    return size * sum(1.0 if unicodedata.east_asian_width(ch) in "WF" else _EM_SHARE for ch in text)
+    return size * sum(1.0 if _wide(ch) else _EM_SHARE for ch in text)
+
+
+def _wide(ch: str) -> bool:
+    """A wide character (Chinese, Japanese, Korean, full-width forms): a whole em, and no spaces."""
+    return unicodedata.east_asian_width(ch) in "WF"
 
 
 # A run's text -> its width in em by its font's glyph widths; None when a character has none
@@ -692,7 +764,7 @@ def _spaced(prev: tuple[Run, float, bool], run: Run, last: str) -> bool:
     first = run[0][:1]
     if not last or last.isspace() or first.isspace() or not prev[2]:
         return False
-    if unicodedata.east_asian_width(last) in "WF" or unicodedata.east_asian_width(first) in "WF":
+    if _wide(last) or _wide(first):
         return False
     if unicodedata.category(last) in ("Ps", "Pi") or unicodedata.category(first) in ("Pe", "Pf") or first in _STOPS:
         return False

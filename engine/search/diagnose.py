@@ -177,7 +177,8 @@ class GoldResolver:
         """Every indexed chunk (eligible or not) that counts as a hit for ``target``."""
         chunks = self.library.chunks_of(target.path)
         if target.page is not None:
-            return [c for c in chunks if c.page == target.page]
+            return [c for c in chunks if c.page is not None
+                    and c.page <= target.page <= (c.end_page if c.end_page is not None else c.page)]
         span = self.span(target)
         if span is not None:
             lo, hi = span

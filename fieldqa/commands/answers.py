@@ -22,7 +22,8 @@ JSON (``--json``), one object::
      "citations": [{"n": int, "chunk_id": str, "doc_id": str, "title": str, "version": str,
                     "date": "YYYY-MM-DD" | null, "status": "active" | "superseded",
                     "heading_path": [str], "path": str, "line": int, "end_line": int,
-                    "page": int | null, "location": "path:line" | "path:pN"}],
+                    "page": int | null, "end_page": int | null,  # PDF: the pages it runs over
+                    "location": "path:line" | "path:pN" | "path:pN-M"}],
      "conflicts": [{"subject": str,
                     "sides": [{"citation": n, "doc_id": str, "version": str, "date": str | null,
                                "status": str, "models": [str], "value": str}]}],

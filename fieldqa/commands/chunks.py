@@ -66,7 +66,7 @@ def show_chunks(args: argparse.Namespace) -> int:
     from engine.safety import terminal_safe as safe
 
     for c in chunks:
-        where = f"p{c.page}" if c.page is not None else f"{c.start_line}-{c.end_line}"
+        where = c.location.rpartition(":")[2] if c.page is not None else f"{c.start_line}-{c.end_line}"
         preview = " ".join(safe(c.text).split())[:90]
         print(f"{c.id}  {safe(c.path)}:{where}  {c.kind:<5} {c.tokens:>4} tok  {safe(' > '.join(c.heading_path))}")
         print(f"    {preview}")
@@ -80,7 +80,7 @@ def show_chunks(args: argparse.Namespace) -> int:
 
 def _chunk_json(c: Chunk) -> dict:
     return {"id": c.id, "doc_id": c.doc_id, "version": c.version, "path": c.path,
-            "start_line": c.start_line, "end_line": c.end_line, "page": c.page,
+            "start_line": c.start_line, "end_line": c.end_line, "page": c.page, "end_page": c.end_page,
             "heading_path": list(c.heading_path), "kind": c.kind, "tokens": c.tokens,
             "char_start": c.char_start, "char_end": c.char_end, "section_id": c.section_id,
             "language": c.language, "context": c.context, "text": c.text, "ordinal": c.ordinal}

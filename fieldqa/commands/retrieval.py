@@ -350,7 +350,8 @@ def _one_line(text: str, width: int = 160) -> str:
 def _hit_json(h) -> dict[str, Any]:
     c = h.chunk
     return {"rank": h.rank, "score": h.score, "chunk_id": c.id, "location": c.location, "path": c.path,
-            "start_line": c.start_line, "end_line": c.end_line, "page": c.page, "title": h.title,
+            "start_line": c.start_line, "end_line": c.end_line, "page": c.page, "end_page": c.end_page,
+            "title": h.title,
             "heading_path": list(c.heading_path), "status": h.status,
             "date": h.date.isoformat() if h.date else None, "text": c.text}
 

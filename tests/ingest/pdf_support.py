@@ -7,8 +7,8 @@ from pathlib import Path
 
 from bench.badfiles import bomb_pdf, raw_pdf
 
-__all__ = ["bomb_pdf", "encrypted_pdf", "manual_pdf", "no_text_pdf", "raw_pdf", "running_header_pdf",
-           "two_column_pdf"]
+__all__ = ["bomb_pdf", "encrypted_pdf", "manual_pdf", "no_text_pdf", "page_break_pdf", "raw_pdf",
+           "running_header_pdf", "two_column_pdf"]
 
 
 def manual_pdf(path: Path, pages: int = 2) -> Path:
@@ -55,6 +55,50 @@ def running_header_pdf(path: Path, pages: int = 4) -> Path:
     for p in range(1, pages + 1):
         pdf.multi_cell(0, 6, f"Step {p}: loosen the clamp bolts of stage {p} and check the seal faces. " * 40)
         pdf.ln(2)
+    pdf.output(str(path))
+    return path
+
+
+def page_break_pdf(path: Path) -> Path:
+    """A manual whose sentence and table run on over page breaks: page 1 ends inside a sentence,
+    page 2 ends inside a table whose last row is on page 3, page 3 ends on a finished sentence and
+    page 4 opens with its own."""
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.set_auto_page_break(False)
+
+    def lines(rows: list[str], y: float) -> float:
+        pdf.set_font("helvetica", size=11)
+        for row in rows:
+            pdf.set_xy(20, y)
+            pdf.cell(170, 6, row)
+            y += 6
+        return y
+
+    def table(rows: list[tuple[str, str, str]], y: float) -> float:
+        pdf.set_font("helvetica", size=11)
+        for row in rows:
+            for k, cell in enumerate(row):
+                pdf.set_xy(20 + 50 * k, y)
+                pdf.cell(50, 6, cell)
+            y += 6
+        return y
+
+    pdf.add_page()
+    pdf.set_font("helvetica", size=18)
+    pdf.set_xy(20, 20)
+    pdf.cell(0, 10, "Seal replacement")
+    lines(["Before you remove the seal cartridge, close the suction valve and the discharge",
+           "valve, drain the casing through plug P2, then lock out breaker Q3 and"], 36)
+    pdf.add_page()
+    y = lines(["attach a tag to it before any work on the pump.", "Tighten every fastener to its torque."], 20)
+    table([("Fastener", "Size", "Torque (Nm)"), ("Casing bolts", "M12", "55"), ("Impeller nut", "M16", "38")], y + 4)
+    pdf.add_page()
+    y = table([("Gland nuts", "M10", "25")], 20)
+    lines(["Refit the coupling guard before you start the pump."], y + 8)
+    pdf.add_page()
+    lines(["Run the pump for ten minutes and check the seal for leaks."], 20)
     pdf.output(str(path))
     return path
 

@@ -9,17 +9,17 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pdf_support import (LEFT_COLUMN, RIGHT_COLUMN, bomb_pdf, manual_pdf, raw_pdf, running_header_pdf,
-                         two_column_pdf)
+from pdf_support import (LEFT_COLUMN, RIGHT_COLUMN, bomb_pdf, manual_pdf, page_break_pdf, raw_pdf,
+                         running_header_pdf, two_column_pdf)
 
 from engine.config import ChunkingConfig
 from engine.ingest import read_document
 from engine.ingest.chunking import approx_counter, chunk_document
-from engine.ingest.pdf import (PdfFailure, _header_cells, _lines, _table_runs, dehyphenate, heading_lines,
-                               without_contents,
-                               heading_levels,
-                               page_furniture, parse_pdf, reading_order)
+from engine.ingest.pdf import (PdfFailure, _header_cells, _lines, _table_runs, build_blocks, dehyphenate,
+                               heading_levels, heading_lines, page_furniture, parse_pdf, reading_order, runs_on,
+                               unfinished, without_contents)
 from engine.lang.outline import outline_key
+from engine.lang.units import split_units
 from engine.types import IngestIssue
 
 
@@ -82,6 +82,71 @@ def test_running_headers_and_page_numbers_are_not_text(lib: Path) -> None:
     assert all(doc.text[c.char_start:c.char_end] == c.text for c in chunks)
     assert not any("Page 3" in c.text or "service manual" in c.text for c in chunks if c.page and c.page > 1)
     assert " ".join(doc.text.split()).count("check the seal faces") == 4 * 40  # the body, whole
+
+
+def test_a_sentence_and_a_table_run_on_over_page_breaks_and_cite_every_page(lib: Path) -> None:
+    doc, blocks = read_document(lib, page_break_pdf(lib / "seal.pdf"), ChunkingConfig())
+    said = {doc.text[b.char_start:b.char_end]: b for b in blocks}
+    # the sentence cut by the first page break is one sentence of one paragraph, on page 1
+    para = next(b for t, b in said.items() if "breaker Q3 and\nattach a tag" in t)
+    assert para.kind == "paragraph" and para.page == 1
+    # the table's row on page 3 is a row under the header it had on page 2, not a paragraph
+    gland = said["Gland nuts | M10 | 25"]
+    assert gland.kind == "table_row" and gland.page == 3 and gland.context == "Fastener | Size | Torque (Nm)"
+    # a finished sentence at a page's foot ends its paragraph: page 4 opens a new one
+    assert said["Run the pump for ten minutes and check the seal for leaks."].page == 4
+    assert doc.text.count("\n\n") == 2  # pages 2|3 and 3|4 apart, 1|2 one sentence
+
+    chunks = chunk_document(doc, blocks, approx_counter(), ChunkingConfig(max_tokens=60))
+    first = next(c for c in chunks if "breaker Q3" in c.text)
+    assert (first.page, first.end_page, first.location) == (1, 2, "seal.pdf:p1-2")
+    units = [u.text for c in chunks for u in split_units(c)]
+    assert any("lock out breaker Q3 and\nattach a tag to it" in u for u in units)
+    assert "Gland nuts | M10 | 25" in units
+    last = next(c for c in chunks if "check the seal for leaks" in c.text)
+    assert last.location.endswith("-4") and chunks[-1].end_page == 4
+
+
+def test_a_table_goes_on_at_the_top_of_the_next_page_only_on_its_own_columns() -> None:
+    cols = [60.0, 200.0, 340.0]
+    last = _table_line(["Impeller nut", "M16", "38"], cols, 80.0)
+    top = [_table_line(["Gland nuts", "M10", "25"], cols, 760.0),
+           _table_line(["Drain plug", "G1/4", "12"], cols, 740.0), _page_line("Refit the coupling guard.", y=700.0)]
+    assert _table_runs(top, carried=last) == {0: "row", 1: "row"}
+    assert _table_runs(top[:1], carried=last) == {0: "row"}  # one row alone is a row too
+    assert _table_runs(top) == {0: "header", 1: "row"}  # without the page before: its first row heads it
+    other = [_table_line(["Gland nuts", "M10"], cols[:2], 760.0), _table_line(["Drain plug", "G1/4"], cols[:2], 740.0)]
+    assert _table_runs(other, carried=last) == {0: "header", 1: "row"}  # another table
+    shifted = [_table_line(["Gland nuts", "M10", "25"], [160.0, 300.0, 440.0], 760.0)]
+    assert _table_runs(shifted, carried=last) == {}
+
+
+def test_a_header_row_repeated_on_the_next_page_stays_the_header() -> None:
+    cols = [60.0, 200.0, 340.0]
+    head = ["Fastener", "Size", "Torque (Nm)"]
+    pages = [[_page_line("Torque values", size=16.0, y=760.0), _table_line(head, cols, 720.0),
+              _table_line(["Casing bolts", "M12", "55"], cols, 700.0),
+              _table_line(["Impeller nut", "M16", "38"], cols, 680.0)],
+             [_table_line(head, cols, 760.0), _table_line(["Gland nuts", "M10", "25"], cols, 740.0)]]
+    parsed = build_blocks({"pages": pages, "info": {}})
+    rows = [(parsed.text[b.char_start:b.char_end], b.context, b.page) for b in parsed.blocks if b.kind == "table_row"]
+    assert rows[-2:] == [("Fastener | Size | Torque (Nm)", "", 2),
+                         ("Gland nuts | M10 | 25", "Fastener | Size | Torque (Nm)", 2)]
+
+
+def _page_line(t: str, size: float = 10.0, y: float = 700.0) -> dict:
+    return {"t": t, "s": size, "y": y, "c": [], "x": [60.0], "e": [60.0 + 5.0 * len(t)]}
+
+
+def test_a_page_break_joins_a_paragraph_only_inside_an_open_sentence() -> None:
+    assert unfinished("then lock out breaker Q3 and") and unfinished("the rated voltage,")
+    assert not unfinished("Close the cover.") and not unfinished("Tools needed:") and not unfinished("完成。")
+    last = _page_line("then lock out breaker Q3 and")
+    assert runs_on(last, _page_line("attach a tag to it."))
+    assert not runs_on(last, _page_line("Disconnect the mains."))  # a capital: a new sentence may start
+    assert not runs_on(last, _page_line("attach a tag to it.", size=8.0))  # a footnote, a caption
+    assert runs_on(_page_line("请先断开电源并"), _page_line("等待五分钟。"))  # no case: wide after wide
+    assert not runs_on(_page_line("请先断开电源并"), _page_line("「注意」"))
 
 
 def test_page_furniture_needs_most_pages_and_spares_tables() -> None:
