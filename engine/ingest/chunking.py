@@ -37,7 +37,7 @@ CountTokens = Callable[[str], int]
 
 # Recorded in each index manifest: bump it when the rules above change what chunks come out,
 # so an index built by older rules asks to be rebuilt instead of mixing two chunkings.
-CHUNKER_VERSION = "19"  # 3: code cut between lines; CJK chapter lines in Markdown are headings
+CHUNKER_VERSION = "20"  # 3: code cut between lines; CJK chapter lines in Markdown are headings
 # 4: long paragraphs cut by the one sentence splitter (engine.lang.text): no cut before a lower-case
 #    word or a digit (2 of 10,579 chunks of the shared dev corpora start elsewhere)
 # 5: a PDF page in two columns reads left column then right (engine.ingest.pdf.reading_order);
@@ -60,6 +60,9 @@ CHUNKER_VERSION = "19"  # 3: code cut between lines; CJK chapter lines in Markdo
 # 18: an HTML page that would lose all its text, or its rest, to navigation or hidden marks is read without them
 # 19: a PDF sentence cut by a page break is one paragraph again, a table's rows at the top of the next page
 #     keep its header (engine.ingest.pdf.runs_on, _table_runs); a chunk knows the page it ends on (end_page)
+# 20: a PDF table's rows with empty cells stay in it, their cells in its columns; its first line heads it only
+#     as labels over values (three columns or more); a page counter goes from every page; cells keep the
+#     spaces pypdf gave as runs of their own
 
 _KIND: dict[str, ChunkKind] = {"table_row": "table", "code": "code", "list_item": "list",
                                "paragraph": "prose", "quote": "prose", "heading": "prose"}

@@ -290,7 +290,8 @@ class _PageWriter:
         """One page's lines; ``heads``: the indices of its heading lines (``heading_lines``);
         ``levels``: their (level, outline entry) when the PDF's outline gives them (``outline_heads``)."""
         b = self.b
-        rows = _table_runs(lines, self.table[2] if self.table is not None else None)
+        placed: dict[int, list[str]] = {}  # rows with empty cells: their cells in the table's columns
+        rows = _table_runs(lines, self.table[2] if self.table is not None else None, placed)
         table_group, header = self.table[:2] if self.table is not None and rows.get(0) == "row" else (-1, "")
         if header and " | ".join(lines[0]["c"]) == header:
             rows[0] = "header"  # the header repeated on the new page
@@ -325,7 +326,10 @@ class _PageWriter:
                     and 0 < above["y"] - ln["y"] <= TITLE_SPACING * ln["s"])
 
         for k, ln in enumerate(lines):
-            cells = _header_cells(ln, lines[k + 1]) if rows.get(k) == "header" and k + 1 in rows else ln["c"]
+            cells = (_header_cells(ln, lines[k + 1]) if rows.get(k) == "header" and k + 1 in rows
+                     else placed.get(k, ln["c"]))
+            while cells and not cells[-1]:  # no empty cell at the end
+                cells = cells[:-1]
             body_text = " | ".join(cells) if k in rows else ln["t"].strip()
             if k > 0:
                 self._append("\n")
@@ -342,6 +346,8 @@ class _PageWriter:
                     table_group, header = b.new_group(), body_text
                     b.add("table_row", start, self.size, line_no, line_no, page=pno, group=table_group)
                 else:
+                    if k - 1 not in rows and not (k == 0 and table_group >= 0):  # a table with no header row
+                        table_group, header = b.new_group(), ""
                     b.add("table_row", start, self.size, line_no, line_no, page=pno, context=header,
                           group=table_group)
             elif k in heads:
@@ -363,7 +369,10 @@ class _PageWriter:
         else:
             flush()
         if rows.get(last) == "row":
-            self.table = (table_group, header, lines[last])
+            first = last
+            while first - 1 in rows and rows[first] == "row":
+                first -= 1
+            self.table = (table_group, header, _columns(lines[first:last + 1]))
 
 
 FURNITURE_BAND = 3  # baselines at the top and at the bottom of a page where running headers and footers sit
@@ -376,11 +385,14 @@ def page_furniture(pages: list[list[dict]]) -> list[set[int]]:
     its page (a footer of three lines, two of them side by side, is all in the band), is not part
     of a table, and says the same thing (digits masked: page numbers, "3 / 40")
     in that band on at least half of the pages (three at least: two pages cannot tell). Its first
-    appearance stays (a title on page 1 is still the title); the repeats are returned."""
+    appearance stays (a title on page 1 is still the title); the repeats are returned. A line whose
+    digits change from page to page is a page counter ("Page 1 of 27", "2 / 19"): every appearance
+    goes, the first too."""
     if len(pages) < 3:
         return [set() for _ in pages]
     bands: list[dict[int, str]] = []
     counts: Counter[str] = Counter()
+    said: dict[str, set[str]] = {}  # key -> the texts it stood for
     for lines in pages:
         heights = sorted({ln["y"] for ln in lines})
         edge = {*heights[:FURNITURE_BAND], *heights[-FURNITURE_BAND:]}
@@ -388,8 +400,10 @@ def page_furniture(pages: list[list[dict]]) -> list[set[int]]:
         band = {k: _furniture_key(ln["t"]) for k, ln in enumerate(lines) if ln["y"] in edge and k not in table}
         bands.append({k: v for k, v in band.items() if v})
         counts.update(set(bands[-1].values()))
+        for k, v in bands[-1].items():
+            said.setdefault(v, set()).add(lines[k]["t"].strip())
     running = {v for v, c in counts.items() if c >= max(3, math.ceil(len(pages) / 2))}
-    seen: set[str] = set()
+    seen = {v for v in running if len(said[v]) > 1}  # counters: no first appearance to keep
     out: list[set[int]] = []
     for band in bands:
         drop = set()
@@ -439,38 +453,100 @@ def _typical_gap(lines: list[dict]) -> float:
     return gaps[len(gaps) // 2] if gaps else 0.0
 
 
-def _table_runs(lines: list[dict], carried: dict | None = None) -> dict[int, str]:
+def _table_runs(lines: list[dict], carried: dict | None = None,
+                placed: dict[int, list[str]] | None = None) -> dict[int, str]:
     """Line index -> "header"/"row" for runs of >= 2 lines with the same number (>= 2) of cells; the
     line right above a run is its header when its cells start on the run's columns, however many of
     its cells ran together (a bold header set tighter than the rows: ``_header_cells``).
 
-    ``carried``: the last row of a table that ended the page before. Lines at the top of this page
-    with as many cells, the first on its first column, are more of its rows (one alone included):
-    the table goes on over the page break under the header it had."""
+    A row with an empty cell has a cell fewer (nothing is drawn there): lines of fewer cells go on
+    with a run when each of their cells sits in a column of its full lines, one under the other (a
+    line apart at most), the first on the first column; ``placed`` receives their cells in those
+    columns, "" where empty.
+
+    ``carried``: the columns of a table that ended the page before (``_columns``). Lines at the top
+    of this page whose cells sit in them, the first on its first column, are more of its rows (one
+    alone included): the table goes on over the page break under the header it had."""
     out: dict[int, str] = {}
+    placed = {} if placed is None else placed
     k = 0
-    if carried is not None and lines and _goes_on_table(carried, lines[0]):
-        while k < len(lines) and _goes_on_table(carried, lines[k]):
+    if carried is not None:
+        while k < len(lines) and (cells := _in_columns(lines[k], carried)) is not None:
             out[k] = "row"
+            if cells != lines[k]["c"]:
+                placed[k] = cells
             k += 1
     while k < len(lines):
         n = len(lines[k]["c"])
         m = k
         while n >= 2 and m + 1 < len(lines) and len(lines[m + 1]["c"]) == n:
             m += 1
+        if n >= 2:
+            m = _with_empty_cells(lines, k, m, placed)
         if n >= 2 and m > k:
-            top = k - 1 if k > 0 and k - 1 not in out and _heads_columns(lines[k - 1], lines[k]) else k
-            out[top] = "header"
-            out.update({j: "row" for j in range(top + 1, m + 1)})
+            if k > 0 and k - 1 not in out and _heads_columns(lines[k - 1], lines[k]):
+                out[k - 1] = "header"
+            elif _labels(lines[k], lines[k + 1:m + 1]):
+                out[k] = "header"
+            out.update({j: "row" for j in range(k, m + 1) if j not in out})
         k = m + 1
     return out
 
 
-def _goes_on_table(row: dict, ln: dict) -> bool:
-    """Whether ``ln`` is a row of the table whose row ``row`` is: as many cells (>= 2), the first
-    starting on the same column."""
-    return (len(row["c"]) >= 2 and len(ln["c"]) == len(row["c"])
-            and abs(ln["x"][0] - row["x"][0]) <= _column_tolerance(row))
+def _with_empty_cells(lines: list[dict], k: int, m: int, placed: dict[int, list[str]]) -> int:
+    """The end of the run that starts at ``k`` (``m`` with equal counts only) when lines of fewer
+    cells, or more, go on with it (``_table_runs``); their cells in the columns go to ``placed``."""
+    j = k
+    while (j + 1 < len(lines) and len(lines[j + 1]["c"]) >= 2
+           and abs(lines[j + 1]["x"][0] - lines[k]["x"][0]) <= _column_tolerance(lines[k])
+           and 0 < lines[j]["y"] - lines[j + 1]["y"] <= 2.5 * max(lines[j]["s"], 1.0)):
+        j += 1
+    while j > m:
+        run = lines[k:j + 1]
+        cols = _columns(run)
+        cells = [_in_columns(ln, cols) for ln in run]
+        if all(c is not None for c in cells):
+            placed.update({k + i: c for i, c in enumerate(cells) if c is not None and c != run[i]["c"]})
+            return j
+        j -= 1
+    return m
+
+
+def _columns(run: list[dict]) -> dict:
+    """A table's columns as a line of empty cells: where its lines of the most cells start and end."""
+    full = [ln for ln in run if len(ln["c"]) == max(len(r["c"]) for r in run)]
+    return {"c": [""] * len(full[0]["c"]), "x": [min(col) for col in zip(*(ln["x"] for ln in full))],
+            "e": [max(col) for col in zip(*(ln["e"] for ln in full))], "s": max(ln["s"] for ln in full)}
+
+
+def _in_columns(ln: dict, cols: dict) -> list[str] | None:
+    """``ln``'s cells in the table's columns ``cols`` ("" where it has none), or None when it is no
+    row of it: fewer than two cells, or more than the columns, the first not on the first column,
+    or a cell whose middle is in no column to the right of the last one's."""
+    tol = _column_tolerance(cols)
+    if not 2 <= len(ln["c"]) <= len(cols["c"]) or abs(ln["x"][0] - cols["x"][0]) > tol:
+        return None
+    out = [""] * len(cols["c"])
+    j = 0
+    for text, x, e in zip(ln["c"], ln["x"], ln["e"]):
+        mid = (x + e) / 2
+        while j < len(out) and not cols["x"][j] - tol <= mid <= cols["e"][j] + tol:
+            j += 1
+        if j == len(out):
+            return None
+        out[j] = text
+        j += 1
+    return out
+
+
+def _labels(first: dict, rows: list[dict]) -> bool:
+    """Whether a table's first line is its header row, not its first row: no digit in its cells
+    while the rows below hold some ("Fastener | Size | Torque (Nm)" over "Casing bolts | M12 | 55"),
+    and three columns or more. Two columns without a header line above are read as name and value
+    ("Input Voltage | 8V-60V", "Model | BTT Eddy"): a row taken for a header would be lost as a
+    statement and give every other row its words as labels."""
+    return (len(first["c"]) >= 3 and not any(ch.isdigit() for c in first["c"] for ch in c)
+            and any(ch.isdigit() for r in rows for c in r["c"] for ch in c))
 
 
 _RUNS_ON = re.compile(r"[^\W_]$|[,\-\u2010\u2013/(]$")  # a line ending in a word, a comma, a dash, "/", "("
@@ -484,14 +560,19 @@ def unfinished(text: str) -> bool:
 
 def runs_on(last: dict, first: dict) -> bool:
     """Whether a page's first line ``first`` goes on with the sentence the last page's line ``last``
-    left open (``unfinished``): type of the same size, and a word in lower case, or a wide (CJK)
-    character after a wide one, where scripts have no case."""
+    left open (``unfinished``): type of the same size, and a word in lower case, or, where a side is
+    wide (Chinese, Japanese: scripts with no case), a letter or a digit that starts no numbered item
+    ("此命令基于" / "300x300mm 的打印机", "复制到 SD" / "卡中")."""
     a, b = last["t"].rstrip(), first["t"].lstrip()
     if not a or not b or abs(last["s"] - first["s"]) > 0.05 * max(last["s"], 1.0):
         return False
     if b[0].islower():
         return True
-    return _wide(a[-1]) and _wide(b[0]) and unicodedata.category(b[0]).startswith("L")
+    return ((_wide(a[-1]) or _wide(b[0])) and unicodedata.category(b[0])[0] in "LN"
+            and not _NUMBERED.match(b))
+
+
+_NUMBERED = re.compile(r"\(?\d{1,3}[.)、．）]")  # "1.", "2)", "3、", "(4)"
 
 
 def _column_tolerance(row: dict) -> float:
@@ -619,9 +700,11 @@ def _lines(runs: Sequence[Run]) -> list[dict]:
         starts: list[float] = []
         ends: list[float] = []
         prev: tuple[Run, float, bool] | None = None  # the last run with text, where it ends, measured or not
+        blank = False  # a run of spaces since the last run with text: a space inside a cell too
         for r in cur:
             if not r[0].strip():
                 pieces.append(r[0])
+                blank = True
                 continue
             start_new = prev is None or r[1] - prev[1] > 1.2 * max(r[3], 1.0)
             piece = (" " if prev is not None and _spaced(prev, r, _last_char(pieces)) else "") + r[0]
@@ -631,13 +714,16 @@ def _lines(runs: Sequence[Run]) -> list[dict]:
                 starts.append(r[1])
                 ends.append(r[1])
             else:
-                cells[-1] = (cells[-1] + piece).strip() if r[0].startswith(" ") else cells[-1] + piece
+                spaced = blank and not piece[:1].isspace() and not cells[-1][-1:].isspace()
+                joined = cells[-1] + (" " if spaced else "") + piece
+                cells[-1] = joined.strip() if r[0].startswith(" ") else joined
+            blank = False
             width = _measured(r, r[0])
             prev = (r, r[1] + (width if width is not None else _advance(r[0], r[3])), width is not None)
             ends[-1] = max(ends[-1], prev[1])
         text = "".join(pieces)
         lines.append({"t": text.strip(), "s": round(size, 2), "y": round(y, 2),
-                      "c": cells if len(cells) >= 2 else [],
+                      "c": [c.strip() for c in cells] if len(cells) >= 2 else [],
                       "x": [round(v, 1) for v in starts], "e": [round(v, 1) for v in ends]})
         cur.clear()
 
