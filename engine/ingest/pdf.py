@@ -270,7 +270,7 @@ class _PageWriter:
         self.line_no = 0
         # what the last page left open for the next: a paragraph whose sentence runs on (its
         # (start, end, line) entries, its page, its last line), a table whose rows may go on (its
-        # group, its header row's text, its last row)
+        # group, its header row's text, its columns: ``_columns``)
         self.para: tuple[list[tuple[int, int, int]], int, dict] | None = None
         self.table: tuple[int, str, dict] | None = None
 
@@ -457,7 +457,8 @@ def _table_runs(lines: list[dict], carried: dict | None = None,
                 placed: dict[int, list[str]] | None = None) -> dict[int, str]:
     """Line index -> "header"/"row" for runs of >= 2 lines with the same number (>= 2) of cells; the
     line right above a run is its header when its cells start on the run's columns, however many of
-    its cells ran together (a bold header set tighter than the rows: ``_header_cells``).
+    its cells ran together (a bold header set tighter than the rows: ``_header_cells``); else the
+    run's first line when it reads as labels over values (``_labels``); else the run has none.
 
     A row with an empty cell has a cell fewer (nothing is drawn there): lines of fewer cells go on
     with a run when each of their cells sits in a column of its full lines, one under the other (a
@@ -495,26 +496,38 @@ def _table_runs(lines: list[dict], carried: dict | None = None,
 
 def _with_empty_cells(lines: list[dict], k: int, m: int, placed: dict[int, list[str]]) -> int:
     """The end of the run that starts at ``k`` (``m`` with equal counts only) when lines of fewer
-    cells, or more, go on with it (``_table_runs``); their cells in the columns go to ``placed``."""
-    j = k
-    while (j + 1 < len(lines) and len(lines[j + 1]["c"]) >= 2
-           and abs(lines[j + 1]["x"][0] - lines[k]["x"][0]) <= _column_tolerance(lines[k])
-           and 0 < lines[j]["y"] - lines[j + 1]["y"] <= 2.5 * max(lines[j]["s"], 1.0)):
-        j += 1
-    while j > m:
-        run = lines[k:j + 1]
-        cols = _columns(run)
-        cells = [_in_columns(ln, cols) for ln in run]
-        if all(c is not None for c in cells):
-            placed.update({k + i: c for i, c in enumerate(cells) if c is not None and c != run[i]["c"]})
-            return j
-        j -= 1
-    return m
+    cells, or more, go on with it (``_table_runs``); their cells in the columns go to ``placed``.
+    One pass: each next line must sit in the columns so far, or the lines so far in its own."""
+    run = [lines[k]]
+    cols = _columns(run)
+    while (k + len(run) < len(lines) and len((nxt := lines[k + len(run)])["c"]) >= 2
+           and abs(nxt["x"][0] - lines[k]["x"][0]) <= _column_tolerance(lines[k])
+           and 0 < run[-1]["y"] - nxt["y"] <= 2.5 * max(run[-1]["s"], 1.0)):
+        if len(nxt["c"]) > len(cols["c"]):  # more columns than so far: the lines so far must sit in them
+            wider = _columns([*run, nxt])
+            if any(_in_columns(ln, wider) is None for ln in run):
+                break
+            cols = wider
+        elif _in_columns(nxt, cols) is None:
+            break
+        elif len(nxt["c"]) == len(cols["c"]):  # a full line: the columns as wide as it
+            cols = {**cols, "x": [min(a, b) for a, b in zip(cols["x"], nxt["x"])],
+                    "e": [max(a, b) for a, b in zip(cols["e"], nxt["e"])], "s": max(cols["s"], nxt["s"])}
+        run.append(nxt)
+    j = k + len(run) - 1
+    if j <= m:
+        return m
+    cells = [_in_columns(ln, cols) for ln in run]
+    if any(c is None for c in cells):
+        return m
+    placed.update({k + i: c for i, c in enumerate(cells) if c is not None and c != run[i]["c"]})
+    return j
 
 
 def _columns(run: list[dict]) -> dict:
     """A table's columns as a line of empty cells: where its lines of the most cells start and end."""
-    full = [ln for ln in run if len(ln["c"]) == max(len(r["c"]) for r in run)]
+    most = max(len(r["c"]) for r in run)
+    full = [ln for ln in run if len(ln["c"]) == most]
     return {"c": [""] * len(full[0]["c"]), "x": [min(col) for col in zip(*(ln["x"] for ln in full))],
             "e": [max(col) for col in zip(*(ln["e"] for ln in full))], "s": max(ln["s"] for ln in full)}
 
