@@ -360,10 +360,35 @@ def test_a_database_from_before_in_code_gets_the_column(built, open_library):
     built.close()
     conn = sqlite3.connect(db)
     conn.execute("ALTER TABLE chunks DROP COLUMN in_code")  # as an older version made it
+    conn.execute("ALTER TABLE chunks DROP COLUMN end_page")
     conn.commit()
     conn.close()
     again = open_library(built.root)  # same chunker: the chunks read back, none in code
-    assert again.all_chunks() and not any(c.in_code for c in again.all_chunks())
+    assert again.all_chunks() and not any(c.in_code or c.end_page for c in again.all_chunks())
+
+
+@pytest.mark.parametrize("column", ["id", "end_page"])
+def test_a_renamed_chunk_column_is_damage_not_a_column_to_add(built, open_library, monkeypatch, column):
+    import sqlite3
+
+    db = built.store.dir / DB_NAME
+    built.close()
+    conn = sqlite3.connect(db)
+    conn.execute(f"ALTER TABLE chunks RENAME COLUMN {column} TO {column[:-1]}x")  # as a flipped bit in the schema
+    conn.commit()
+    conn.close()
+    with pytest.raises(IndexCorrupt, match="damaged chunks table.*--rebuild"):
+        open_library(built.root)
+    real = sqlite3.connect
+
+    def read_only_media(*args, **kwargs):
+        if not kwargs.get("uri"):
+            raise sqlite3.OperationalError("attempt to write a readonly database")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(sqlite3, "connect", read_only_media)
+    with pytest.raises(IndexCorrupt, match="damaged chunks table|unreadable"):
+        open_library(built.root, create=False)
 
 
 def test_a_read_that_cannot_commit_on_a_damaged_database_is_a_typed_error(built):

@@ -94,14 +94,21 @@ CREATE TABLE IF NOT EXISTS embeddings (
 """
 
 
-def _add_new_columns(conn: sqlite3.Connection) -> None:
+ADDED_COLUMNS = ("in_code", "end_page")  # chunk columns added since the first database format
+
+
+def _add_new_columns(conn: sqlite3.Connection) -> bool:
     """Columns added since a database was made (``in_code``, ``end_page``: its chunks were cut by an
-    older chunker, whose manifest then asks for ``--rebuild``, which keeps the embedding cache)."""
+    older chunker, whose manifest then asks for ``--rebuild``, which keeps the embedding cache).
+    False when the chunks table has other columns than this version's, less those: damage."""
     have = {r[1] for r in conn.execute("PRAGMA table_info(chunks)")}
+    if have != {"row", "text_sha", *CHUNK_COLS} - ({*ADDED_COLUMNS} - have):  # a column renamed: damage
+        return False
     if "in_code" not in have:
         conn.execute("ALTER TABLE chunks ADD COLUMN in_code INTEGER NOT NULL DEFAULT 0")
     if "end_page" not in have:
         conn.execute("ALTER TABLE chunks ADD COLUMN end_page INTEGER")
+    return True
 
 
 class IndexStore:
@@ -136,7 +143,9 @@ class IndexStore:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=FULL")
             conn.executescript(_SCHEMA)
-            _add_new_columns(conn)
+            if not _add_new_columns(conn):
+                conn.close()
+                raise IndexCorrupt(f"index database {db} has a damaged chunks table: {hint}")
             row = conn.execute("SELECT value FROM info WHERE key='format'").fetchone()
             if row is None:
                 conn.execute("INSERT INTO info VALUES ('format', ?)", (str(FORMAT_VERSION),))
@@ -340,8 +349,13 @@ class IndexStore:
 
     def chunks(self) -> list[Chunk]:
         """Every chunk in row order, each text checked against the sha256 recorded with it."""
-        have = {r[1] for r in self._q("PRAGMA table_info(chunks)")}  # read-only media: no column added
-        cols = ", ".join(c if c in have else f"NULL AS {c}" for c in CHUNK_COLS)
+        # read-only media: the columns added since the database was made (``_add_new_columns``) may be
+        # missing; any other missing column is damage, and the query says so
+        have = {r[1] for r in self._q("PRAGMA table_info(chunks)")}
+        if have - {"row", "text_sha", *CHUNK_COLS}:
+            raise IndexCorrupt(f"index database {self.dir / DB_NAME} has a damaged chunks table: "
+                               f"{rebuild_hint(self._library)}")
+        cols = ", ".join(f"NULL AS {c}" if c in ADDED_COLUMNS and c not in have else c for c in CHUNK_COLS)
         rows = self._q(f"SELECT {cols}, text_sha FROM chunks ORDER BY row")
         out = []
         for r in rows:
