@@ -37,7 +37,7 @@ CountTokens = Callable[[str], int]
 
 # Recorded in each index manifest: bump it when the rules above change what chunks come out,
 # so an index built by older rules asks to be rebuilt instead of mixing two chunkings.
-CHUNKER_VERSION = "20"  # 3: code cut between lines; CJK chapter lines in Markdown are headings
+CHUNKER_VERSION = "21"  # 3: code cut between lines; CJK chapter lines in Markdown are headings
 # 4: long paragraphs cut by the one sentence splitter (engine.lang.text): no cut before a lower-case
 #    word or a digit (2 of 10,579 chunks of the shared dev corpora start elsewhere)
 # 5: a PDF page in two columns reads left column then right (engine.ingest.pdf.reading_order);
@@ -63,6 +63,7 @@ CHUNKER_VERSION = "20"  # 3: code cut between lines; CJK chapter lines in Markdo
 # 20: a PDF table's rows with empty cells stay in it, their cells in its columns; its first line heads it only
 #     as labels over values (three columns or more); a page counter goes from every page; cells keep the
 #     spaces pypdf gave as runs of their own
+# 21: a PDF table's first line set in bold over rows that are not is its header (two columns too)
 
 _KIND: dict[str, ChunkKind] = {"table_row": "table", "code": "code", "list_item": "list",
                                "paragraph": "prose", "quote": "prose", "heading": "prose"}

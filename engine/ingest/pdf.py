@@ -552,12 +552,18 @@ def _in_columns(ln: dict, cols: dict) -> list[str] | None:
     return out
 
 
+HEADER_BOLD = 0.8  # share of a line's characters set in a bold face that makes it a bold line
+
+
 def _labels(first: dict, rows: list[dict]) -> bool:
-    """Whether a table's first line is its header row, not its first row: no digit in its cells
-    while the rows below hold some ("Fastener | Size | Torque (Nm)" over "Casing bolts | M12 | 55"),
-    and three columns or more. Two columns without a header line above are read as name and value
-    ("Input Voltage | 8V-60V", "Model | BTT Eddy"): a row taken for a header would be lost as a
-    statement and give every other row its words as labels."""
+    """Whether a table's first line is its header row, not its first row: set in bold over rows
+    none of which is ("Parameter | Value"); or, in three columns or more, no digit in its cells
+    while the rows below hold some ("Fastener | Size | Torque (Nm)" over "Casing bolts | M12 | 55").
+    Else two columns are read as name and value ("Input Voltage | 8V-60V", "Model | BTT Eddy", its
+    names in bold or not): a row taken for a header would be lost as a statement and give every
+    other row its words as labels."""
+    if first.get("b", 0.0) >= HEADER_BOLD and all(r.get("b", 0.0) < HEADER_BOLD for r in rows):
+        return True
     return (len(first["c"]) >= 3 and not any(ch.isdigit() for c in first["c"] for ch in c)
             and any(ch.isdigit() for r in rows for c in r["c"] for ch in c))
 
@@ -643,9 +649,10 @@ def extract(path: str) -> dict:
         info = reader.metadata
         title = str(info.title) if info and info.title else ""
         pages = []
-        widths: dict[int, tuple[object, Widths | None]] = {}  # id(font dict) -> (the dict, kept alive; its widths)
+        # id(font dict) -> (the dict, kept alive; its widths; whether it is a bold face)
+        widths: dict[int, tuple[object, Widths | None, bool]] = {}
         for page in reader.pages:
-            runs: list[Run] = []  # text, x, y, size, the font's widths
+            runs: list[Run] = []  # text, x, y, size, the font's widths, bold
 
             def visit(text: str, cm: list[float], tm: list[float], font: object, fs: float) -> None:
                 if not text:
@@ -653,8 +660,9 @@ def extract(path: str) -> dict:
                 m = _mul(list(tm), list(cm)) if cm else list(tm)
                 scale = math.hypot(m[0], m[1]) or 1.0
                 if id(font) not in widths:
-                    widths[id(font)] = (font, _font_widths(font))
-                runs.append((text, m[4], m[5], float(fs or 0) * scale, widths[id(font)][1]))
+                    widths[id(font)] = (font, _font_widths(font), _bold(font))
+                _font, em, bold = widths[id(font)]
+                runs.append((text, m[4], m[5], float(fs or 0) * scale, em, bold))
 
             page.extract_text(visitor_text=visit)
             pages.append(_lines(runs))
@@ -735,7 +743,9 @@ def _lines(runs: Sequence[Run]) -> list[dict]:
             prev = (r, r[1] + (width if width is not None else _advance(r[0], r[3])), width is not None)
             ends[-1] = max(ends[-1], prev[1])
         text = "".join(pieces)
-        lines.append({"t": text.strip(), "s": round(size, 2), "y": round(y, 2),
+        chars = sum(len(r[0].strip()) for r in sized)
+        bold = sum(len(r[0].strip()) for r in sized if len(r) > 5 and r[5])
+        lines.append({"t": text.strip(), "s": round(size, 2), "y": round(y, 2), "b": round(bold / max(chars, 1), 2),
                       "c": [c.strip() for c in cells] if len(cells) >= 2 else [],
                       "x": [round(v, 1) for v in starts], "e": [round(v, 1) for v in ends]})
         cur.clear()
@@ -797,7 +807,17 @@ def _wide(ch: str) -> bool:
 
 # A run's text -> its width in em by its font's glyph widths; None when a character has none
 Widths = Callable[[str], "float | None"]
-Run = tuple  # (text, x, y, size) or (text, x, y, size, Widths | None)
+Run = tuple  # (text, x, y, size), (text, x, y, size, Widths | None) or (…, Widths | None, bold)
+_BOLD_FACE = re.compile(r"bold|black|heavy|demi", re.IGNORECASE)  # "Arial-BoldMT", "Helvetica-Bold", "Arial,Bold"
+
+
+def _bold(font: object) -> bool:
+    """Whether a pypdf font resource is a bold face, by its name (/BaseFont), as PDF readers tell."""
+    try:
+        name = font.get("/BaseFont", "")  # type: ignore[attr-defined]
+    except Exception:  # noqa: BLE001 - not a font dictionary: no weight to tell
+        return False
+    return bool(_BOLD_FACE.search(str(name)))
 
 WORD_GAP = 0.15  # em: a space between two runs of a line. Measured on real manuals set word by word
 # (a 28-page board manual, 1,422 run pairs): runs of one word sit within 0.05 em of each other,

@@ -81,6 +81,10 @@ def test_a_tables_first_line_heads_it_when_it_reads_as_labels() -> None:
     specs = [_table_line(["Model", "BTT Eddy"], cols[:2], 720.0),
              _table_line(["Input voltage", "5 V"], cols[:2], 700.0)]
     assert _table_runs(specs) == {0: "row", 1: "row"}
+    # unless the first is set in bold over rows that are not (names in bold are no header either)
+    bold = [{**specs[0], "c": ["Parameter", "Value"], "b": 1.0}, {**specs[1], "b": 0.0}]
+    assert _table_runs(bold) == {0: "header", 1: "row"}
+    assert _table_runs([{**specs[0], "b": 0.4}, {**specs[1], "b": 0.6}]) == {0: "row", 1: "row"}
     # labels over labels: nothing tells a header from a row
     words = [_table_line(["Red", "Fault", "Call service"], cols, 720.0),
              _table_line(["Green", "Ready", "None"], cols, 700.0)]
@@ -159,6 +163,24 @@ def test_rows_with_an_empty_cell_stay_in_their_table_in_their_columns() -> None:
     parsed = build_blocks({"pages": [lines], "info": {}})
     got = [parsed.text[b.char_start:b.char_end] for b in parsed.blocks if b.kind == "table_row"]
     assert got[2] == "5 | A connector_05 | NC" and got[4] == "7 |  | GND"  # an empty cell inside, none at the end
+
+
+def test_a_bold_header_row_heads_a_two_column_table(lib: Path) -> None:
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.add_page()
+    pdf.set_font("helvetica", size=16)
+    pdf.cell(0, 10, "Specifications", new_x="LMARGIN", new_y="NEXT")
+    for k, (name, value) in enumerate([("Parameter", "Value"), ("Input voltage", "24 V"), ("Output current", "3 A")]):
+        pdf.set_font("helvetica", style="B" if k == 0 else "", size=11)
+        pdf.cell(60, 6, name)
+        pdf.cell(60, 6, value, new_x="LMARGIN", new_y="NEXT")
+    pdf.output(str(lib / "specs.pdf"))
+    doc, blocks = read_document(lib, lib / "specs.pdf", ChunkingConfig())
+    rows = [(doc.text[b.char_start:b.char_end], b.context) for b in blocks if b.kind == "table_row"]
+    assert rows == [("Parameter | Value", ""), ("Input voltage | 24 V", "Parameter | Value"),
+                    ("Output current | 3 A", "Parameter | Value")]
 
 
 def test_a_header_row_repeated_on_the_next_page_stays_the_header() -> None:
