@@ -2,8 +2,14 @@
 
 Rules, in order:
   1. A heading (any level) starts a new section; no chunk crosses a section boundary.
-     A section holding only headings merges into the next one, so the first chunk of a
-     section starts on its heading line (the evaluation hit rule relies on it).
+     A section holding only headings merges into the next one when that one is under it, so
+     the first chunk of a section starts on its heading line (the evaluation hit rule relies
+     on it). In a text that does not mark its headings up (PDF, HTML, plain text: headings read
+     from type size or tags), headings over nothing that the next heading does not go under (a
+     section whose content is a picture, "Dimensions", then "Pin description"; not the
+     document's title) are a chunk of their own: they are not the next section's, nor read as its statements. Markdown and reST
+     keep the merge: their headings are never statements, and stacked headings there are the
+     author's (signatures sharing one description, an introducing "Settings").
   2. Units: a whole list, table or block quote (a ``group``) when it fits the budget,
      else each of its blocks; any other block alone. Headings attach to the next unit.
   3. Whole consecutive units are packed while the chunk stays within
@@ -37,7 +43,7 @@ CountTokens = Callable[[str], int]
 
 # Recorded in each index manifest: bump it when the rules above change what chunks come out,
 # so an index built by older rules asks to be rebuilt instead of mixing two chunkings.
-CHUNKER_VERSION = "21"  # 3: code cut between lines; CJK chapter lines in Markdown are headings
+CHUNKER_VERSION = "22"  # 3: code cut between lines; CJK chapter lines in Markdown are headings
 # 4: long paragraphs cut by the one sentence splitter (engine.lang.text): no cut before a lower-case
 #    word or a digit (2 of 10,579 chunks of the shared dev corpora start elsewhere)
 # 5: a PDF page in two columns reads left column then right (engine.ingest.pdf.reading_order);
@@ -64,6 +70,10 @@ CHUNKER_VERSION = "21"  # 3: code cut between lines; CJK chapter lines in Markdo
 #     as labels over values (three columns or more); a page counter goes from every page; cells keep the
 #     spaces pypdf gave as runs of their own
 # 21: a PDF table's first line set in bold over rows that are not is its header (two columns too)
+# 22: in PDF, HTML and plain text, headings over nothing that the next heading does not go under are a chunk
+#     of their own, not read as the next section's statements (Markdown and reST unchanged)
+
+UNMARKED_HEADINGS = frozenset({"pdf", "html", "text"})  # formats whose text does not mark headings up
 
 _KIND: dict[str, ChunkKind] = {"table_row": "table", "code": "code", "list_item": "list",
                                "paragraph": "prose", "quote": "prose", "heading": "prose"}
@@ -134,7 +144,12 @@ class _Chunker:
     def run(self, blocks: Sequence[Block]) -> list[Chunk]:
         sections: list[list[Block]] = []
         pending: list[Block] = []  # a section of headings only, waiting for content
+        unmarked = self.doc.format in UNMARKED_HEADINGS
         for sec in _sections(blocks):
+            if (unmarked and pending and pending != [blocks[0]]  # the title alone stays with what follows
+                    and sec[0].kind == "heading" and sec[0].level <= pending[-1].level):
+                sections.append(pending)  # headings over nothing (a figure's section): not the next one's
+                pending = []
             if all(b.kind == "heading" for b in sec):
                 pending += sec
                 continue

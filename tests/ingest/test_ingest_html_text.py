@@ -265,3 +265,19 @@ def test_cjk_chapter_and_section_headings(line, level):
         blocks = parse(f"{line}\n\n본문 내용입니다.\n").blocks
         heads = [b for b in blocks if b.kind == "heading"]
         assert (len(heads) == 1 and heads[0].level == level) if level else not heads, (parse, blocks)
+
+
+def test_headings_over_nothing_are_a_chunk_of_their_own_where_headings_are_not_marked_up(lib: Path) -> None:
+    from engine.lang.units import split_units
+
+    page = ("<html><body><h1>Probe manual</h1><h2>Dimensions</h2><img src='d.png'>"
+            "<h2>Pin description</h2><img src='p.png'><h2>Wiring</h2><p>Connect the probe to the USB port.</p>"
+            "</body></html>")
+    _doc, chunks = chunks_of(lib, "probe.html", page)
+    assert [c.heading_path for c in chunks] == [("Probe manual", "Dimensions"), ("Probe manual", "Pin description"),
+                                                ("Probe manual", "Wiring")]
+    assert [u.text for c in chunks for u in split_units(c)] == ["Connect the probe to the USB port."]
+    # Markdown marks its headings up: stacked ones stay with the section after them, as their author set them
+    md = "# Probe manual\n\n## Dimensions\n\n## Pin description\n\n## Wiring\n\nConnect the probe to the USB port.\n"
+    _doc, chunks = chunks_of(lib, "probe.md", md)
+    assert [c.heading_path for c in chunks] == [("Probe manual", "Wiring")]
