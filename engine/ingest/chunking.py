@@ -2,14 +2,15 @@
 
 Rules, in order:
   1. A heading (any level) starts a new section; no chunk crosses a section boundary.
-     A section holding only headings merges into the next one when that one is under it, so
-     the first chunk of a section starts on its heading line (the evaluation hit rule relies
-     on it). In a text that does not mark its headings up (PDF, HTML, plain text: headings read
-     from type size or tags), headings over nothing that the next heading does not go under (a
-     section whose content is a picture, "Dimensions", then "Pin description"; not the
-     document's title) are a chunk of their own: they are not the next section's, nor read as its statements. Markdown and reST
-     keep the merge: their headings are never statements, and stacked headings there are the
-     author's (signatures sharing one description, an introducing "Settings").
+     A section holding only headings merges into the next one, so the first chunk of a
+     section starts on its heading line (the evaluation hit rule relies on it). In a text
+     that does not mark its headings up (PDF, HTML, plain text: headings read from type size
+     or tags), headings over nothing that the next heading does not go under (a section whose
+     content is a picture, "Dimensions", then "Pin description"; not the document's title
+     alone) are a chunk of their own: they are not the next section's, nor read as its
+     statements. Markdown and reST keep the merge: their headings are never statements, and
+     stacked headings there are the author's (signatures sharing one description, an
+     introducing "Settings").
   2. Units: a whole list, table or block quote (a ``group``) when it fits the budget,
      else each of its blocks; any other block alone. Headings attach to the next unit.
   3. Whole consecutive units are packed while the chunk stays within
