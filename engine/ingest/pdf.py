@@ -134,9 +134,35 @@ def build_blocks(data: dict) -> Parsed | PdfFailure:
     text = "".join(writer.parts)
     if not text.strip():
         return PdfFailure(_NO_TEXT)
-    meta = {"title": data["info"]["title"]} if data.get("info", {}).get("title") else {}
+    title = document_title(data.get("info", {}).get("title") or "", kept[0] if kept else [], body)
+    meta = {"title": title} if title else {}
     return Parsed(text=text, blocks=writer.b.blocks, meta=meta, first_heading=writer.b.first_heading,
                   page_starts=tuple(writer.page_starts))
+
+
+COVER_SIZE = 1.3  # a cover's title is set this many times the body size or larger
+COVER_PAGE = 2.0  # a first page with type this many times the body size is a cover: its title overrules
+COVER_SHARE = 0.55  # ... each of its lines too, and at 0.55 of the largest type on the first page or more
+TITLE_MAX = 160  # characters of a title read off the cover
+
+
+def document_title(info: str, first_page: list[dict], body: float) -> str:
+    """The PDF's title: its metadata title, unless a cover (a first page set ``COVER_PAGE`` times
+    the body size) says another (word processors copy a template's title into every file made
+    from it: a CB1 manual titled "BIGTREETECH OCTOPUS V1.0"); the cover's title when there is no
+    metadata title or the cover overrules it: the first page's largest type, its lines in reading
+    order ("Eddy series" / "User Manual"); else "" (then the first heading, then the file name)."""
+    words = re.findall(r"[^\W_]+", info.casefold())
+    page = {w for ln in first_page for w in re.findall(r"[^\W_]+", ln["t"].casefold())}
+    largest = max((ln["s"] for ln in first_page), default=0.0)
+    said = sum(w in page for w in words) >= 0.8 * len(words)
+    if words and (said or largest < COVER_PAGE * body):
+        return " ".join(info.split())
+    if largest < COVER_SIZE * body:
+        return ""
+    cover = " ".join(" ".join(ln["t"].split()) for ln in first_page
+                     if ln["s"] >= max(COVER_SHARE * largest, COVER_SIZE * body))
+    return cover[:TITLE_MAX].rsplit(" ", 1)[0] if len(cover) > TITLE_MAX else cover
 
 
 # a table of contents' entry: a title, a dot leader, a page number ("Power wiring ........ 7")

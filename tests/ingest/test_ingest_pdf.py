@@ -16,6 +16,7 @@ from engine.config import ChunkingConfig
 from engine.ingest import read_document
 from engine.ingest.chunking import approx_counter, chunk_document
 from engine.ingest.pdf import (PdfFailure, _header_cells, _lines, _table_runs, build_blocks, dehyphenate,
+                               document_title,
                                heading_levels, heading_lines, page_furniture, parse_pdf, reading_order, runs_on,
                                unfinished, without_contents)
 from engine.lang.outline import outline_key
@@ -525,3 +526,19 @@ def test_page_furniture_drops_only_repeats_of_a_line_most_pages_share(raw_pages)
             counter = len({o["t"] for other in pages for o in other if key(o["t"]) == text}) > 1  # "Page 1", "Page 12"
             # kept where it first appears, unless it counts pages
             assert counter or any((q, j) < (p, k) and t == text for q, j, t in kept)
+
+
+def test_a_pdf_title_is_its_metadatas_when_the_cover_says_it_else_the_covers_largest_type() -> None:
+    cover = [_page_line("Shenzhen Big Tree Technology Co., Ltd.", size=9.0, y=800.0),
+             _page_line("BIGTREETECH", size=48.0, y=600.0), _page_line("CB1", size=48.0, y=550.0),
+             _page_line("User Manual", size=28.0, y=500.0), _page_line("Note: firmware 1.2 and later", size=12.0, y=450.0)]
+    # a template's title copied into every file made from it: the cover does not say it
+    template = "BIGTREETECH                    OCTOPUS V1.0"
+    assert document_title(template, cover, body=10.0) == "BIGTREETECH CB1 User Manual"
+    assert document_title("", cover, body=10.0) == "BIGTREETECH CB1 User Manual"
+    assert document_title("CB1  User Manual", cover, body=10.0) == "CB1 User Manual"  # the cover says it
+    assert document_title("", [_page_line("Wiring", size=11.0)], body=10.0) == ""  # no cover: the first heading
+    # a first page that is no cover (a chapter's heading) overrules no metadata title
+    chapter = [_page_line("1 Safety", size=16.0, y=760.0), _page_line("Isolate the unit first.", size=10.0)]
+    assert document_title("Corvid test guide", chapter, body=10.0) == "Corvid test guide"
+    assert document_title("", chapter, body=10.0) == "1 Safety"
