@@ -531,7 +531,8 @@ def test_page_furniture_drops_only_repeats_of_a_line_most_pages_share(raw_pages)
 def test_a_pdf_title_is_its_metadatas_when_the_cover_says_it_else_the_covers_largest_type() -> None:
     cover = [_page_line("Shenzhen Big Tree Technology Co., Ltd.", size=9.0, y=800.0),
              _page_line("BIGTREETECH", size=48.0, y=600.0), _page_line("CB1", size=48.0, y=550.0),
-             _page_line("User Manual", size=28.0, y=500.0), _page_line("Note: firmware 1.2 and later", size=12.0, y=450.0)]
+             _page_line("User Manual", size=28.0, y=500.0),
+             _page_line("Note: firmware 1.2 and later", size=12.0, y=450.0)]
     # a template's title copied into every file made from it: the cover does not say it
     template = "BIGTREETECH                    OCTOPUS V1.0"
     assert document_title(template, cover, body=10.0) == "BIGTREETECH CB1 User Manual"
