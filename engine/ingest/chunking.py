@@ -44,7 +44,7 @@ CountTokens = Callable[[str], int]
 
 # Recorded in each index manifest: bump it when the rules above change what chunks come out,
 # so an index built by older rules asks to be rebuilt instead of mixing two chunkings.
-CHUNKER_VERSION = "23"  # 3: code cut between lines; CJK chapter lines in Markdown are headings
+CHUNKER_VERSION = "24"  # 3: code cut between lines; CJK chapter lines in Markdown are headings
 # 4: long paragraphs cut by the one sentence splitter (engine.lang.text): no cut before a lower-case
 #    word or a digit (2 of 10,579 chunks of the shared dev corpora start elsewhere)
 # 5: a PDF page in two columns reads left column then right (engine.ingest.pdf.reading_order);
@@ -73,7 +73,8 @@ CHUNKER_VERSION = "23"  # 3: code cut between lines; CJK chapter lines in Markdo
 # 21: a PDF table's first line set in bold over rows that are not is its header (two columns too)
 # 22: in PDF, HTML and plain text, headings over nothing that the next heading does not go under are a chunk
 #     of their own, not read as the next section's statements (Markdown and reST unchanged)
-# 23: a PDF's title is its metadata's only when its first page says it, else its cover's largest type
+# 23: a PDF's title is its metadata's unless a cover says another; with none, its cover's largest type
+# 24: a PDF table cell's wrapped line goes back in its cell; a bullet set apart from its item is no cell
 
 UNMARKED_HEADINGS = frozenset({"pdf", "html", "text"})  # formats whose text does not mark headings up
 

@@ -121,7 +121,7 @@ def build_blocks(data: dict) -> Parsed | PdfFailure:
     if not sizes:
         return PdfFailure(_NO_TEXT)
     body = sizes.most_common(1)[0][0]
-    kept = [dehyphenate(without_contents([ln for k, ln in enumerate(lines) if k not in furniture]))
+    kept = [wrapped_cells(dehyphenate(without_contents([ln for k, ln in enumerate(lines) if k not in furniture])))
             for lines, furniture in zip(pages, page_furniture(pages))]
     marked = outline_heads(kept, data.get("outline") or [])
     heads: list[set[int]] = ([set(m) for m in marked] if marked is not None
@@ -185,6 +185,39 @@ def without_contents(lines: list[dict]) -> list[dict]:
         return lines
     drop = {k for k, _n in found}
     return [ln for k, ln in enumerate(lines) if k not in drop]
+
+
+def cells_end_wide(text: str, more: str) -> bool:
+    """Whether wrapped text joins its cell with no space: a wide character on both sides."""
+    return bool(text) and bool(more) and _wide(text[-1]) and _wide(more[0])
+
+
+WRAP_SPACING = 2.0  # a cell's wrapped line: baselines this many times the type size apart at most (tables set loose)
+
+
+def wrapped_cells(lines: list[dict]) -> list[dict]:
+    """A page's lines with a table cell's wrapped text back in its cell: a line of one piece that
+    starts on a column of the line right above (not its first), a line's spacing under it, in the
+    same type, goes on with that column's cell ("Dimensions | TMC5160T Plus: 64 x 56 x 32.55mm" /
+    "TMC5160T Plus(W/o case): 58 x 50 x 28mm"), so the row is one row and the table one table."""
+    out: list[dict] = []
+    for ln in lines:
+        row = out[-1] if out else None
+        if row is not None and len(row["c"]) >= 2 and not ln["c"] and ln.get("x"):
+            tol = _column_tolerance(row)
+            col = next((j for j, x in enumerate(row["x"]) if j > 0 and abs(ln["x"][0] - x) <= tol), None)
+            if (col is not None and abs(ln["s"] - row["s"]) <= 0.05 * max(row["s"], 1.0)
+                    and 0 < row["y"] - ln["y"] <= WRAP_SPACING * max(row["s"], 1.0)):
+                more = ln["t"].strip()
+                gap = "" if cells_end_wide(row["c"][col], more) else " "
+                cells = list(row["c"])
+                cells[col] = f"{cells[col]}{gap}{more}"
+                ends = list(row["e"])
+                ends[col] = max(ends[col], ln["e"][-1] if ln.get("e") else ends[col])
+                out[-1] = {**row, "t": f"{row['t']}{gap}{more}", "c": cells, "e": ends, "y": ln["y"]}
+                continue
+        out.append(ln)
+    return out
 
 
 _BROKEN = re.compile(r"(?<=[^\W\d_])[-\u00ad\u2010]$")  # a word broken at the line's end: "Verlänge-"
@@ -769,6 +802,9 @@ def _lines(runs: Sequence[Run]) -> list[dict]:
             prev = (r, r[1] + (width if width is not None else _advance(r[0], r[3])), width is not None)
             ends[-1] = max(ends[-1], prev[1])
         text = "".join(pieces)
+        if len(cells) >= 2 and _is_bullet(cells[0]):  # a bullet set apart from its item: no cell of a table
+            text = "• " + text.strip()[len(cells[0]):].strip()
+            cells, starts, ends = cells[1:], starts[1:], ends[1:]
         chars = sum(len(r[0].strip()) for r in sized)
         bold = sum(len(r[0].strip()) for r in sized if len(r) > 5 and r[5])
         lines.append({"t": text.strip(), "s": round(size, 2), "y": round(y, 2), "b": round(bold / max(chars, 1), 2),
@@ -800,6 +836,14 @@ def _lines(runs: Sequence[Run]) -> list[dict]:
             cur.append((part, *r[1:]))
     close()
     return reading_order([ln for ln in lines if ln["t"]])
+
+
+_BULLETS = frozenset("•●▪■◆◦○□➢➤►▶✓✔-–*·")
+
+
+def _is_bullet(cell: str) -> bool:
+    """A cell that is a list's bullet: one such mark, or an icon font's glyph (private use area)."""
+    return len(cell) == 1 and (cell in _BULLETS or unicodedata.category(cell) == "Co")
 
 
 def _goes_on(cur: list[Run], run: Run) -> bool:

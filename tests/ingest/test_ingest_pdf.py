@@ -16,7 +16,7 @@ from engine.config import ChunkingConfig
 from engine.ingest import read_document
 from engine.ingest.chunking import approx_counter, chunk_document
 from engine.ingest.pdf import (PdfFailure, _header_cells, _lines, _table_runs, build_blocks, dehyphenate,
-                               document_title,
+                               document_title, wrapped_cells,
                                heading_levels, heading_lines, page_furniture, parse_pdf, reading_order, runs_on,
                                unfinished, without_contents)
 from engine.lang.outline import outline_key
@@ -543,3 +543,29 @@ def test_a_pdf_title_is_its_metadatas_when_the_cover_says_it_else_the_covers_lar
     chapter = [_page_line("1 Safety", size=16.0, y=760.0), _page_line("Isolate the unit first.", size=10.0)]
     assert document_title("Corvid test guide", chapter, body=10.0) == "Corvid test guide"
     assert document_title("", chapter, body=10.0) == "1 Safety"
+
+
+def test_a_cells_wrapped_line_goes_back_in_its_cell_and_a_bullet_set_apart_is_no_cell() -> None:
+    cols = [95.0, 262.0]
+    spec = [_table_line(["Dimensions", "64 x 56 x 32.55mm"], cols, 151.0, size=12.0),
+            {**_page_line("Without case: 58 x 50 x 28mm", size=12.0, y=128.0), "x": [262.0], "e": [420.0]},
+            _table_line(["Drive Chip", "TMC5160-TA"], cols, 105.0, size=12.0)]
+    joined = wrapped_cells(spec)
+    assert [ln["c"] for ln in joined] == [["Dimensions", "64 x 56 x 32.55mm Without case: 58 x 50 x 28mm"],
+                                          ["Drive Chip", "TMC5160-TA"]]
+    assert _table_runs(joined) == {0: "row", 1: "row"}  # one table, not two rows a paragraph apart
+    # a line under the first column is a line of its own; so is one in other type
+    first = {**spec[1], "x": [95.0]}
+    assert len(wrapped_cells([spec[0], first, spec[2]])) == 3
+    assert len(wrapped_cells([spec[0], {**spec[1], "s": 9.0}, spec[2]])) == 3
+    # wide text wraps with no space
+    zh = [_table_line(["v1.01", "新增 BOOT 按键标识，"], cols, 151.0, size=12.0),
+          {**_page_line("增加重启说明", size=12.0, y=130.0), "x": [262.0], "e": [330.0]}]
+    assert wrapped_cells(zh)[0]["c"][1] == "新增 BOOT 按键标识，增加重启说明"
+
+    # an icon font's bullet, or a bullet, set apart from its item: a list item, not a row of cells
+    runs = [("\uf09e", 95.0, 500.0, 11.0), ("Compact size and lightweight;\n", 120.0, 500.0, 11.0),
+            ("•", 95.0, 480.0, 11.0), ("Non-contact operation.\n", 120.0, 480.0, 11.0)]
+    got = _lines(runs)
+    assert [(ln["t"], ln["c"]) for ln in got] == [("• Compact size and lightweight;", []),
+                                                  ("• Non-contact operation.", [])]
