@@ -74,7 +74,8 @@ CHUNKER_VERSION = "24"  # 3: code cut between lines; CJK chapter lines in Markdo
 # 22: in PDF, HTML and plain text, headings over nothing that the next heading does not go under are a chunk
 #     of their own, not read as the next section's statements (Markdown and reST unchanged)
 # 23: a PDF's title is its metadata's unless a cover says another; with none, its cover's largest type
-# 24: a PDF table cell's wrapped line goes back in its cell; a bullet set apart from its item is no cell
+# 24: a PDF table cell's wrapped line goes back in its cell; a bullet set apart from its item is no cell;
+#     a cell keeps the space its first run ends with
 
 UNMARKED_HEADINGS = frozenset({"pdf", "html", "text"})  # formats whose text does not mark headings up
 

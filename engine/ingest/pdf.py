@@ -790,7 +790,7 @@ def _lines(runs: Sequence[Run]) -> list[dict]:
             piece = (" " if prev is not None and _spaced(prev, r, _last_char(pieces)) else "") + r[0]
             pieces.append(piece)
             if start_new:
-                cells.append(r[0].strip())
+                cells.append(r[0].lstrip())  # its trailing space parts it from the next run
                 starts.append(r[1])
                 ends.append(r[1])
             else:
@@ -808,7 +808,7 @@ def _lines(runs: Sequence[Run]) -> list[dict]:
         chars = sum(len(r[0].strip()) for r in sized)
         bold = sum(len(r[0].strip()) for r in sized if len(r) > 5 and r[5])
         lines.append({"t": text.strip(), "s": round(size, 2), "y": round(y, 2), "b": round(bold / max(chars, 1), 2),
-                      "c": [c.strip() for c in cells] if len(cells) >= 2 else [],
+                      "c": [" ".join(c.split()) for c in cells] if len(cells) >= 2 else [],
                       "x": [round(v, 1) for v in starts], "e": [round(v, 1) for v in ends]})
         cur.clear()
 
