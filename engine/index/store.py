@@ -102,7 +102,8 @@ def _add_new_columns(conn: sqlite3.Connection) -> bool:
     older chunker, whose manifest then asks for ``--rebuild``, which keeps the embedding cache).
     False when the chunks table has other columns than this version's, less those: damage."""
     have = {r[1] for r in conn.execute("PRAGMA table_info(chunks)")}
-    if have != {"row", "text_sha", *CHUNK_COLS} - ({*ADDED_COLUMNS} - have):  # a column renamed: damage
+    expected = {"row", "text_sha", *CHUNK_COLS}
+    if have - expected or expected - have - set(ADDED_COLUMNS):  # a column renamed (a flipped bit): damage
         return False
     if "in_code" not in have:
         conn.execute("ALTER TABLE chunks ADD COLUMN in_code INTEGER NOT NULL DEFAULT 0")
