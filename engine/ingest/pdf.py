@@ -15,7 +15,8 @@ rows as ``cell | cell``), pages separated by a blank line, ``page_starts`` givin
 each page's first offset. A page break is not a break in the text where the text goes on over it:
 a sentence a page leaves open (``unfinished``) and the next page's first line goes on with
 (``runs_on``) is one paragraph, one line apart; rows at the top of a page that continue the table
-that ended the page before keep its header (``_table_runs``). A passage then cites every page it
+that ended the page before keep its header (``_table_runs``), and a line of labels alone at a
+page's foot heads the table the next page opens with. A passage then cites every page it
 is on (``Chunk.end_page``). Line numbers of a PDF chunk are lines of that text. A page set in two
 columns reads left column then right column (``reading_order``: the gutter found from the text
 runs' x positions), not as a two-cell table of half-lines. Running headers and footers (a line at
@@ -332,6 +333,9 @@ class _PageWriter:
         # group, its header row's text, its columns: ``_columns``)
         self.para: tuple[list[tuple[int, int, int]], int, dict] | None = None
         self.table: tuple[int, str, dict] | None = None
+        # a line of labels that ended the page, held: the header of a table the next page begins?
+        # ((start, end, line) of its text, its page, the line)
+        self.head: tuple[tuple[int, int, int], int, dict] | None = None
 
     def finish(self) -> None:
         """Close a paragraph the last page left open."""
@@ -344,14 +348,31 @@ class _PageWriter:
         self.parts.append(piece)
         self.size += len(piece)
 
+    def _rewrite_last(self, piece: str) -> str:
+        """The last piece written (a page's last line, nothing after it yet) written as ``piece``."""
+        self.size += len(piece) - len(self.parts[-1])
+        self.parts[-1] = piece
+        return piece
+
     def page(self, pno: int, lines: list[dict], heads: set[int],
              levels: dict[int, tuple[int, int]] | None = None) -> None:
         """One page's lines; ``heads``: the indices of its heading lines (``heading_lines``);
         ``levels``: their (level, outline entry) when the PDF's outline gives them (``outline_heads``)."""
         b = self.b
         placed: dict[int, list[str]] = {}  # rows with empty cells: their cells in the table's columns
-        rows = _table_runs(lines, self.table[2] if self.table is not None else None, placed)
-        table_group, header = self.table[:2] if self.table is not None and rows.get(0) == "row" else (-1, "")
+        held = self.head
+        self.head = None
+        if held is not None and lines and _heads_columns(held[2], lines[0], apart=False):
+            rows = _table_runs(lines, _columns([lines[0]]), placed)  # the page opens with the held header's rows
+            table_group, header = b.new_group(), self._rewrite_last(" | ".join(held[2]["c"]))
+            (start, _end, line), hpno, _ln = held
+            b.add("table_row", start, start + len(header), line, line, page=hpno, group=table_group)
+        else:
+            if held is not None:  # no table under it: the paragraph it is
+                (start, end, line), hpno, _ln = held
+                b.add("paragraph", start, end, line, line, page=hpno)
+            rows = _table_runs(lines, self.table[2] if self.table is not None else None, placed)
+            table_group, header = self.table[:2] if self.table is not None and rows.get(0) == "row" else (-1, "")
         if header and " | ".join(lines[0]["c"]) == header:
             rows[0] = "header"  # the header repeated on the new page
         para: list[tuple[int, int, int]] = []  # (start, end, line) of the open paragraph
@@ -423,6 +444,9 @@ class _PageWriter:
                 para.append((start, self.size, line_no))
             prev_y = ln["y"]
         last = len(lines) - 1
+        if (len(para) == 1 and para[-1][2] == self.line_no and len(lines[last]["c"]) >= 2  # a line alone
+                and not any(ch.isdigit() for c in lines[last]["c"] for ch in c)):
+            self.head = (para.pop(), pno, lines[last])  # labels at the page's foot: the next page may tell
         if para and para[-1][2] == self.line_no and unfinished(lines[last]["t"]):
             self.para = (list(para), para_page, lines[last])  # kept open: the next page may go on with it
         else:
@@ -658,12 +682,15 @@ def _column_tolerance(row: dict) -> float:
     return 0.6 * max(row["s"], 1.0)
 
 
-def _heads_columns(head: dict, row: dict) -> bool:
+def _heads_columns(head: dict, row: dict, apart: bool = True) -> bool:
     """Whether ``head`` reads as the header of the table whose first row is ``row``: the line right
     above it (within two and a half lines), of fewer cells, each starting on one of the row's
-    columns, the first on the first."""
+    columns, the first on the first. ``apart=False``: ``head`` ended the page before (no distance to
+    measure), and it may have as many cells as the row."""
     tol = _column_tolerance(row)
-    if not 2 <= len(head["c"]) < len(row["c"]) or not 0 < head["y"] - row["y"] <= 2.5 * max(row["s"], 1.0):
+    if apart and not (len(head["c"]) < len(row["c"]) and 0 < head["y"] - row["y"] <= 2.5 * max(row["s"], 1.0)):
+        return False
+    if not 2 <= len(head["c"]) <= len(row["c"]):
         return False
     return (abs(head["x"][0] - row["x"][0]) <= tol
             and all(any(abs(x - c) <= tol for c in row["x"]) for x in head["x"]))

@@ -184,6 +184,27 @@ def test_a_bold_header_row_heads_a_two_column_table(lib: Path) -> None:
                     ("Output current | 3 A", "Parameter | Value")]
 
 
+def test_a_header_row_at_the_foot_of_a_page_heads_the_rows_the_next_page_opens_with() -> None:
+    cols = [60.0, 200.0, 340.0]
+    head = _table_line(["PIN", "Connector", "Signal"], cols, 610.0)
+    body = ["Connector A has two rows of pins,", "numbered from the board's edge.", "Each pin has one signal,",
+            "and a pin marked NC has none.", "Pin 1 is square."]
+    first = [_page_line("Pin table", size=16.0, y=760.0),
+             *(_page_line(t, y=700.0 - 12 * i) for i, t in enumerate(body)), head]
+    rows = [_table_line(["1", "A connector_01", "GND"], cols, 760.0),
+            _table_line(["2", "A connector_02", "NC"], cols, 740.0)]
+    parsed = build_blocks({"pages": [first, rows], "info": {}})
+    got = [(parsed.text[b.char_start:b.char_end], b.kind, b.context, b.page) for b in parsed.blocks]
+    assert got[-3:] == [("PIN | Connector | Signal", "table_row", "", 1),
+                        ("1 | A connector_01 | GND", "table_row", "PIN | Connector | Signal", 2),
+                        ("2 | A connector_02 | NC", "table_row", "PIN | Connector | Signal", 2)]
+    assert all(parsed.text[b.char_start:b.char_end] for b in parsed.blocks)
+    # a page that opens with prose: the line of labels was a line of text
+    parsed = build_blocks({"pages": [first, [_page_line("Keep the cover closed.", y=760.0)]], "info": {}})
+    got = [(parsed.text[b.char_start:b.char_end], b.kind) for b in parsed.blocks]
+    assert ("PIN Connector Signal", "paragraph") in got and not any(k == "table_row" for _t, k in got)
+
+
 def test_a_header_row_repeated_on_the_next_page_stays_the_header() -> None:
     cols = [60.0, 200.0, 340.0]
     head = ["Fastener", "Size", "Torque (Nm)"]
