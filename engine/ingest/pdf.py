@@ -59,6 +59,7 @@ from pathlib import Path
 
 from engine.ingest.blocks import BlockBuilder, Parsed
 from engine.lang.outline import Outline
+from engine.lang.words import terms
 
 _ROOT = Path(__file__).resolve().parents[2]
 _OUT_OF_MEMORY = ("MemoryError", "failed to map segment", "Cannot allocate memory", "out of memory")
@@ -153,8 +154,8 @@ def document_title(info: str, first_page: list[dict], body: float) -> str:
     from it: a CB1 manual titled "BIGTREETECH OCTOPUS V1.0"); the cover's title when there is no
     metadata title or the cover overrules it: the first page's largest type, its lines in reading
     order ("Eddy series" / "User Manual"); else "" (then the first heading, then the file name)."""
-    words = re.findall(r"[^\W_]+", info.casefold())
-    page = {w for ln in first_page for w in re.findall(r"[^\W_]+", ln["t"].casefold())}
+    words = terms(info)
+    page = terms(" ".join(ln["t"] for ln in first_page))
     largest = max((ln["s"] for ln in first_page), default=0.0)
     said = sum(w in page for w in words) >= 0.8 * len(words)
     if words and (said or largest < COVER_PAGE * body):
@@ -341,8 +342,12 @@ class _PageWriter:
         """Close a paragraph the last page left open."""
         if self.para is not None:
             entries, pno, _last = self.para
-            self.b.add("paragraph", entries[0][0], entries[-1][1], entries[0][2], entries[-1][2], page=pno)
+            self._paragraph(entries, pno)
             self.para = None
+
+    def _paragraph(self, entries: Sequence[tuple[int, int, int]], pno: int) -> None:
+        """A paragraph block over its lines' (start, end, line) entries."""
+        self.b.add("paragraph", entries[0][0], entries[-1][1], entries[0][2], entries[-1][2], page=pno)
 
     def _append(self, piece: str) -> None:
         self.parts.append(piece)
@@ -369,8 +374,7 @@ class _PageWriter:
             b.add("table_row", start, start + len(header), line, line, page=hpno, group=table_group)
         else:
             if held is not None:  # no table under it: the paragraph it is
-                (start, end, line), hpno, _ln = held
-                b.add("paragraph", start, end, line, line, page=hpno)
+                self._paragraph([held[0]], held[1])
             rows = _table_runs(lines, self.table[2] if self.table is not None else None, placed)
             table_group, header = self.table[:2] if self.table is not None and rows.get(0) == "row" else (-1, "")
         if header and " | ".join(lines[0]["c"]) == header:
@@ -391,7 +395,7 @@ class _PageWriter:
 
         def flush() -> None:
             if para:
-                b.add("paragraph", para[0][0], para[-1][1], para[0][2], para[-1][2], page=para_page)
+                self._paragraph(para, para_page)
                 para.clear()
 
         def wrapped(k: int) -> bool:
@@ -445,7 +449,7 @@ class _PageWriter:
             prev_y = ln["y"]
         last = len(lines) - 1
         if (len(para) == 1 and para[-1][2] == self.line_no and len(lines[last]["c"]) >= 2  # a line alone
-                and not any(ch.isdigit() for c in lines[last]["c"] for ch in c)):
+                and not _has_digit(lines[last])):
             self.head = (para.pop(), pno, lines[last])  # labels at the page's foot: the next page may tell
         if para and para[-1][2] == self.line_no and unfinished(lines[last]["t"]):
             self.para = (list(para), para_page, lines[last])  # kept open: the next page may go on with it
@@ -647,8 +651,12 @@ def _labels(first: dict, rows: list[dict]) -> bool:
     other row its words as labels."""
     if first.get("b", 0.0) >= HEADER_BOLD and all(r.get("b", 0.0) < HEADER_BOLD for r in rows):
         return True
-    return (len(first["c"]) >= 3 and not any(ch.isdigit() for c in first["c"] for ch in c)
-            and any(ch.isdigit() for r in rows for c in r["c"] for ch in c))
+    return len(first["c"]) >= 3 and not _has_digit(first) and any(_has_digit(r) for r in rows)
+
+
+def _has_digit(ln: dict) -> bool:
+    """Whether a line's cells hold a digit (values do; a header's labels mostly do not)."""
+    return any(ch.isdigit() for c in ln["c"] for ch in c)
 
 
 _RUNS_ON = re.compile(r"[^\W_]$|[,\-\u2010\u2013/(]$")  # a line ending in a word, a comma, a dash, "/", "("
