@@ -45,6 +45,7 @@ keeps the estimate (``_advance``), and no space is guessed from it.
 
 from __future__ import annotations
 
+import bisect
 import json
 import math
 import os
@@ -128,6 +129,13 @@ def build_blocks(data: dict) -> Parsed | PdfFailure:
     marked = outline_heads(kept, data.get("outline") or [])
     heads: list[set[int]] = ([set(m) for m in marked] if marked is not None
                              else [heading_lines(lines, body) for lines in kept])
+    for p, (lines, ks) in enumerate(zip(kept, heads)):
+        for group in heading_groups(lines, ks, marked[p] if marked is not None else None):
+            if reads_as_sentence(" ".join(lines[k]["t"] for k in group)):
+                ks.difference_update(group)  # a statement set large (or bookmarked): a paragraph
+                if marked is not None:
+                    for k in group:
+                        del marked[p][k]
     head_sizes = sorted({round(lines[k]["s"], 1) for lines, ks in zip(kept, heads) for k in ks}, reverse=True)
     writer = _PageWriter(body, heading_levels(head_sizes))
     for pno, (lines, ks) in enumerate(zip(kept, heads), start=1):
@@ -170,23 +178,76 @@ def document_title(info: str, first_page: list[dict], body: float) -> str:
 # a table of contents' entry: a title, a dot leader, a page number ("Power wiring ........ 7")
 _CONTENTS_ENTRY = re.compile(r"\S.*?(?:\.{4,}|…{2,}|(?:\.\s){4,}|·{4,}|_{4,})\s*(\d{1,4})\s*$")
 CONTENTS_MIN = 3  # entries on a page, their page numbers in order, that make it a table of contents
+CONTENTS_IN_ORDER = 0.75  # the share of them whose numbers must run in page order (a few may be stale)
 CONTENTS_LINE_MAX = 400  # longer lines are no contents entry (and are not searched for one)
 
 
 def without_contents(lines: list[dict]) -> list[dict]:
     """A page's lines less its table of contents: the lines that are a title, a dot leader and a
-    page number, when ``CONTENTS_MIN`` or more of them on the page run in page order. The contents
+    page number, when the page has ``CONTENTS_MIN`` or more of them, their numbers in page order
+    (``CONTENTS_IN_ORDER`` of them at least). The contents
     repeat every section's title, and their passages come up for any question about a section,
-    instead of it; the citations give the pages. Dot leaders before a value that is no page
-    number in order (a specification list "Nozzle ......... 210") are kept."""
+    instead of it; the citations give the pages. A contents page an author forgot to update has a
+    few numbers out of order (MD Dumper's "Extra Hardware Support … 17" above six entries "… 14"):
+    ``CONTENTS_IN_ORDER`` of them in page order make contents. Dot leaders before values that do not
+    run in order (a specification list "Nozzle ......... 210") are kept."""
     found = [(k, int(m.group(1))) for k, ln in enumerate(lines)
              if len(ln["t"]) <= CONTENTS_LINE_MAX and ln["t"].rstrip()[-1:].isdigit()
              and (m := _CONTENTS_ENTRY.fullmatch(ln["t"]))]
-    numbers = [n for _k, n in found]
-    if len(found) < CONTENTS_MIN or numbers != sorted(numbers):
+    if len(found) < CONTENTS_MIN or _longest_run_up([n for _k, n in found]) < CONTENTS_IN_ORDER * len(found):
         return lines
     drop = {k for k, _n in found}
     return [ln for k, ln in enumerate(lines) if k not in drop]
+
+
+def _longest_run_up(numbers: list[int]) -> int:
+    """The length of the longest non-decreasing subsequence of ``numbers`` (patience sorting)."""
+    tails: list[int] = []
+    for n in numbers:
+        i = bisect.bisect_right(tails, n)
+        tails[i:i + 1] = [n]
+    return len(tails)
+
+
+HEADING_MAX_WORDS = 15  # a "heading" longer than this is a statement set in large type
+SENTENCE_MIN_WORDS = 6  # a "heading" this long that ends with a full stop is a sentence
+
+
+def reads_as_sentence(text: str) -> bool:
+    """A heading candidate that is a statement: longer than ``HEADING_MAX_WORDS`` words, or
+    ``SENTENCE_MIN_WORDS`` words or more ending with a full stop (a dot leader's dots are not one).
+    An author who set a warning in the heading style, or bookmarked it, still wrote a sentence:
+    OpenGD77's guide has "The firmware is also NOT compatible with the new 2022 version of the
+    Baofeng DM-1801, …" as its outline's one top entry, above every chapter of the guide, and the
+    SKR Pico manual sets "Please refer to BTT SKR Pico V1.0-PIN.pdf for more details." in its
+    headings' type. Read as headings, they head the passages below them; as statements, they say
+    what they say. Words are counted by spaces, two wide characters a word."""
+    text = " ".join(text.split())
+    words = len(text.split()) + sum(_wide(ch) for ch in text) // 2
+    if words > HEADING_MAX_WORDS:
+        return True
+    return words >= SENTENCE_MIN_WORDS and text.endswith((".", "。")) and not text.endswith("..")
+
+
+def heading_groups(lines: list[dict], heads: set[int], marked: dict[int, tuple[int, int]] | None
+                   ) -> list[list[int]]:
+    """A page's heading lines grouped into titles: one outline entry's lines (``marked``), else
+    the lines of one size that follow each other a wrapped title's spacing apart."""
+    groups: list[list[int]] = []
+    for k in sorted(heads):
+        prev = groups[-1][-1] if groups else None
+        if prev == k - 1 and (marked[prev][1] == marked[k][1] if marked is not None
+                              else title_goes_on(lines[prev], lines[k])):
+            groups[-1].append(k)
+        else:
+            groups.append([k])
+    return groups
+
+
+def title_goes_on(above: dict, ln: dict) -> bool:
+    """Line ``ln`` goes on with the title on the line ``above`` it: the same size, the next line
+    down (``TITLE_SPACING`` of the size apart at most, as a title wrapped in print is)."""
+    return round(above["s"], 1) == round(ln["s"], 1) and 0 < above["y"] - ln["y"] <= TITLE_SPACING * ln["s"]
 
 
 def cells_end_wide(text: str, more: str) -> bool:
@@ -399,15 +460,12 @@ class _PageWriter:
                 para.clear()
 
         def wrapped(k: int) -> bool:
-            """Line ``k`` goes on with a heading on the line right above it: the same size, the next
-            line down (a line's height apart at most, as a title wrapped in print is)."""
+            """Line ``k`` goes on with a heading on the line right above it (``title_goes_on``)."""
             if k - 1 not in heads:
                 return False
             if levels is not None:  # the outline said which lines one entry's title takes
                 return levels[k - 1][1] == levels[k][1] and bool(b.blocks) and b.blocks[-1].kind == "heading"
-            above, ln = lines[k - 1], lines[k]
-            return (round(above["s"], 1) == round(ln["s"], 1) and b.blocks and b.blocks[-1].kind == "heading"
-                    and 0 < above["y"] - ln["y"] <= TITLE_SPACING * ln["s"])
+            return bool(b.blocks) and b.blocks[-1].kind == "heading" and title_goes_on(lines[k - 1], lines[k])
 
         for k, ln in enumerate(lines):
             cells = (_header_cells(ln, lines[k + 1]) if rows.get(k) == "header" and k + 1 in rows

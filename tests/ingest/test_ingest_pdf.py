@@ -18,7 +18,7 @@ from engine.ingest.chunking import approx_counter, chunk_document
 from engine.ingest.pdf import (PdfFailure, _header_cells, _lines, _table_runs, build_blocks, dehyphenate,
                                document_title, wrapped_cells,
                                heading_levels, heading_lines, page_furniture, parse_pdf, reading_order, runs_on,
-                               unfinished, without_contents)
+                               reads_as_sentence, unfinished, without_contents)
 from engine.lang.outline import outline_key
 from engine.lang.units import split_units
 from engine.types import IngestIssue
@@ -415,6 +415,53 @@ def test_a_table_of_contents_is_no_text_but_dot_leaders_before_values_are() -> N
     assert without_contents(specs) == specs  # values, not page numbers in order
     two = page("1 Introduction ........ 3", "2 Wiring ........ 7", "Body text.")
     assert without_contents(two) == two
+    # contents an author forgot to update: most numbers in page order, a few stale
+    stale = page("Features ........ 4", "Installation ........ 5", "Dumping ........ 7", "Saves ........ 11",
+                 "Extra hardware ........ 17", "Lock-On ........ 14", "Firmware upgrade ........ 18")
+    assert without_contents(stale) == []
+    shuffled = page("Nozzle ........ 210", "Bed ........ 60", "Fan ........ 100", "Speed ........ 40")
+    assert without_contents(shuffled) == shuffled  # half in order: values, not contents
+
+
+def test_a_sentence_set_as_a_heading_or_bookmarked_is_a_statement_not_a_heading(lib: Path) -> None:
+    # an outline's top entry that is a warning sentence would head every chapter below it; a line
+    # in the headings' type that ends with a full stop says something: both stay statements
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.add_page()
+
+    def put(size: float, text: str, section: int | None = None) -> None:
+        if section is not None:
+            pdf.start_section(text, level=section)
+        pdf.set_font("helvetica", size=size)
+        pdf.multi_cell(0, size * 0.5, text, new_x="LMARGIN", new_y="NEXT")
+        pdf.ln(4)
+
+    put(20, "Radio guide", section=0)
+    put(20, "The firmware is also not compatible with the new 2022 version of the radio or the new "
+            "variant of it sold since then", section=0)
+    put(16, "Installation", section=1)
+    put(11, "Hold the two keys while you switch on.")
+    put(16, "Please refer to the wiring sheet for more details.")
+    put(11, "The cable goes in the left socket.")
+    put(16, "Menus", section=1)
+    put(11, "Press the menu key.")
+    path = lib / "guide.pdf"
+    pdf.output(str(path))
+    doc, blocks = read_document(lib, path, ChunkingConfig())
+    heads = [doc.text[b.char_start:b.char_end] for b in blocks if b.kind == "heading"]
+    assert heads == ["Radio guide", "Installation", "Menus"]
+    paths = {" ".join(doc.text[b.char_start:b.char_end].split()): b.heading_path for b in blocks
+             if b.kind == "paragraph"}
+    assert paths["Press the menu key."] == ("Radio guide", "Menus")
+    assert any(t.startswith("The firmware is also not compatible") for t in paths)
+    assert any("Please refer to the wiring sheet" in t and p == ("Radio guide", "Installation")
+               for t, p in paths.items())
+    assert reads_as_sentence("SEGA and MEGA DRIVE are trademarks of SEGA Holdings Co.")
+    assert not reads_as_sentence("Shenzhen BIGTREE technology co., LTD.")  # five words: a name
+    assert not reads_as_sentence("4.3.2 Work with BIGTREETECH RPI-CAN HAT:")
+    assert not reads_as_sentence("How do I reset all settings when the radio is switched on?")  # a FAQ's heading
 
 
 def test_a_word_hyphenated_over_two_lines_is_one_word_again() -> None:
