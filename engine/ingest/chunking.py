@@ -44,7 +44,7 @@ CountTokens = Callable[[str], int]
 
 # Recorded in each index manifest: bump it when the rules above change what chunks come out,
 # so an index built by older rules asks to be rebuilt instead of mixing two chunkings.
-CHUNKER_VERSION = "26"  # 3: code cut between lines; CJK chapter lines in Markdown are headings
+CHUNKER_VERSION = "27"  # 3: code cut between lines; CJK chapter lines in Markdown are headings
 # 4: long paragraphs cut by the one sentence splitter (engine.lang.text): no cut before a lower-case
 #    word or a digit (2 of 10,579 chunks of the shared dev corpora start elsewhere)
 # 5: a PDF page in two columns reads left column then right (engine.ingest.pdf.reading_order);
@@ -79,6 +79,8 @@ CHUNKER_VERSION = "26"  # 3: code cut between lines; CJK chapter lines in Markdo
 # 25: a PDF line of labels alone at a page's foot heads the table the next page opens with
 # 26: a PDF "heading" that reads as a sentence (an outline entry or large type) is a statement; contents
 #     pages with a few stale page numbers are contents
+# 27: a PDF without an outline whose body text is seldom bold has its short bold lines at the body's size as
+#     headings
 
 UNMARKED_HEADINGS = frozenset({"pdf", "html", "text"})  # formats whose text does not mark headings up
 

@@ -28,7 +28,8 @@ Headings: a PDF that carries an outline (bookmarks: the author's own table of co
 word processors and LaTeX write from the heading styles) has its headings said there, with their
 levels and pages; each entry is found among its page's lines (``outline_heads``) and those lines
 are the headings. Font size is the fallback, for a PDF without one or whose entries are mostly not
-on their pages: bold headings set at the body's size, and a diagram's labels set large, fool it.
+on their pages (and bold type at the body's size, where the body is seldom bold:
+``bold_marks_headings``); a diagram's labels set large fool it.
 
 A table of contents (titles, dot leaders, page numbers in order: ``without_contents``) is no
 text: it repeats every section's title and would answer for them. A word hyphenated over two
@@ -127,8 +128,9 @@ def build_blocks(data: dict) -> Parsed | PdfFailure:
     kept = [wrapped_cells(dehyphenate(without_contents([ln for k, ln in enumerate(lines) if k not in furniture])))
             for lines, furniture in zip(pages, page_furniture(pages))]
     marked = outline_heads(kept, data.get("outline") or [])
+    bold = bold_marks_headings(kept, body)
     heads: list[set[int]] = ([set(m) for m in marked] if marked is not None
-                             else [heading_lines(lines, body) for lines in kept])
+                             else [heading_lines(lines, body, bold) for lines in kept])
     for p, (lines, ks) in enumerate(zip(kept, heads)):
         for group in heading_groups(lines, ks, marked[p] if marked is not None else None):
             if reads_as_sentence(" ".join(lines[k]["t"] for k in group)):
@@ -569,12 +571,29 @@ PROSE_SPACING = 2.5  # "a line apart": baselines this many times the font size a
 _SENTENCE_END = ("。", "；", "，", ";", ",")
 
 
-def heading_lines(lines: list[dict], body: float) -> set[int]:
-    """The indices of a page's heading lines: set larger than the body text (``_is_heading_line``),
-    not in a run of ``PROSE_RUN`` or more lines of one size a line apart (a paragraph set large, as
-    a cover page's or an introduction's is; a title wrapped over two lines stays a title), and not
-    ending a clause ("…主板。", "…损失；")."""
-    big = [_is_heading_line(ln, body) for ln in lines]
+BODY_BOLD_MAX = 0.2  # the share of the body size's text set bold below which a bold line stands out
+
+
+def bold_marks_headings(pages: list[list[dict]], body: float) -> bool:
+    """Whether a bold line at the body's size can be a heading: the body text is seldom bold
+    (under ``BODY_BOLD_MAX`` of its characters). A manual a word processor exported without
+    bookmarks often sets its headings bold at the body's size ("Hardware Overview", "Power
+    Supply" in the GE3222M energy monitor's), and type size alone finds none of them."""
+    chars = bold = 0.0
+    for lines in pages:
+        for ln in lines:
+            if round(ln["s"], 1) == body:
+                chars += len(ln["t"])
+                bold += len(ln["t"]) * ln.get("b", 0.0)
+    return chars > 0 and bold / chars < BODY_BOLD_MAX
+
+
+def heading_lines(lines: list[dict], body: float, bold: bool = False) -> set[int]:
+    """The indices of a page's heading lines: set larger than the body text, or in bold at its
+    size when ``bold`` (``_is_heading_line``), not in a run of ``PROSE_RUN`` or more such lines of
+    one size a line apart (a paragraph set large or bold, as a cover page's or an introduction's
+    is; a title wrapped over two lines stays a title), and not ending a clause ("…主板。", "…损失；")."""
+    big = [_is_heading_line(ln, body, bold) for ln in lines]
     out: set[int] = set()
     k = 0
     while k < len(lines):
@@ -588,9 +607,19 @@ def heading_lines(lines: list[dict], body: float) -> set[int]:
     return {k for k in out if not lines[k]["t"].rstrip().endswith(_SENTENCE_END)}
 
 
-def _is_heading_line(ln: dict, body: float) -> bool:
+BOLD_HEADING_MAX_WORDS = 8  # a bold line at the body's size longer than this is emphasis, not a heading
+
+
+def _is_heading_line(ln: dict, body: float, bold: bool = False) -> bool:
     t = ln["t"].strip()
-    return ln["s"] >= body * 1.15 and 0 < len(t) <= 120 and not ln["c"] and bool(re.search(r"[^\W\d_]", t))
+    if not (0 < len(t) <= 120 and not ln["c"] and re.search(r"[^\W\d_]", t)):
+        return False
+    if ln["s"] >= body * 1.15:
+        return True
+    # bold at the body's size is weaker evidence: a short line that is no sentence or aside
+    return (bold and ln["s"] >= body * SAME_LEVEL and ln.get("b", 0.0) >= HEADER_BOLD
+            and len(t.split()) <= BOLD_HEADING_MAX_WORDS and not t.startswith("(")
+            and not t.rstrip(")").endswith((".", "!", "。", "！")))
 
 
 def _typical_gap(lines: list[dict]) -> float:

@@ -464,6 +464,43 @@ def test_a_sentence_set_as_a_heading_or_bookmarked_is_a_statement_not_a_heading(
     assert not reads_as_sentence("How do I reset all settings when the radio is switched on?")  # a FAQ's heading
 
 
+def test_bold_lines_at_the_body_size_are_headings_when_the_body_is_not_bold(lib: Path) -> None:
+    # a manual exported without bookmarks, its headings bold at the body's size: type size finds
+    # none of them; a bold sentence, a long bold line or an aside is emphasis, and a document set
+    # mostly in bold has no bold headings
+    from fpdf import FPDF
+
+    def manual(body_style: str) -> Path:
+        pdf = FPDF()
+        pdf.add_page()
+        for style, text in [("B", "Power Supply"), ("", "The monitor runs on 9-12 V DC from a wall adapter."),
+                            ("", "Keep the supply lead short, and route it away from the mains wiring and the CT leads."),
+                            ("", "Use a regulated adapter; an unregulated one can read high with no load on it."),
+                            ("B", "Keep the adapter away from water."),
+                            ("B", "Read these warnings before connecting the monitor to mains"),
+                            ("", "A wet adapter may fail."), ("B", "LED Indicators"),
+                            ("", "The red LED shows that the supply is on, the green one that the meter reads."),
+                            ("", "A blinking green LED means the meter waits for its configuration over MODBUS."),
+                            ("", "If neither LED lights, check the fuse on the supply input and the adapter's output."),
+                            ("", "Both LEDs off with a good supply: the board's regulator has failed; send it back."),
+                            ("", "A red LED that blinks fast points to a supply below 9 V: measure it at the terminal."),
+                            ("B", "(Note: two versions exist)")]:
+            pdf.set_font("helvetica", style=style or body_style, size=11)
+            pdf.cell(0, 6, text, new_x="LMARGIN", new_y="NEXT")
+            pdf.ln(3)
+        path = lib / f"monitor{body_style}.pdf"
+        pdf.output(str(path))
+        return path
+
+    doc, blocks = read_document(lib, manual(""), ChunkingConfig())
+    assert [doc.text[b.char_start:b.char_end] for b in blocks if b.kind == "heading"] == [
+        "Power Supply", "LED Indicators"]
+    led = next(b for b in blocks if "red LED" in doc.text[b.char_start:b.char_end])
+    assert led.heading_path == ("LED Indicators",)
+    doc, blocks = read_document(lib, manual("B"), ChunkingConfig())
+    assert not [b for b in blocks if b.kind == "heading"]
+
+
 def test_a_word_hyphenated_over_two_lines_is_one_word_again() -> None:
     def ln(t, y, size=10.0, cells=()):
         return {"t": t, "s": size, "y": y, "c": list(cells)}
