@@ -95,6 +95,7 @@ CREATE TABLE IF NOT EXISTS embeddings (
 
 
 ADDED_COLUMNS = ("in_code", "end_page")  # chunk columns added since the first database format
+TABLE_COLUMNS = frozenset({"row", "text_sha", *CHUNK_COLS})  # the chunks table's columns in this version
 
 
 def _add_new_columns(conn: sqlite3.Connection) -> bool:
@@ -102,8 +103,7 @@ def _add_new_columns(conn: sqlite3.Connection) -> bool:
     older chunker, whose manifest then asks for ``--rebuild``, which keeps the embedding cache).
     False when the chunks table has other columns than this version's, less those: damage."""
     have = {r[1] for r in conn.execute("PRAGMA table_info(chunks)")}
-    expected = {"row", "text_sha", *CHUNK_COLS}
-    if have - expected or expected - have - set(ADDED_COLUMNS):  # a column renamed (a flipped bit): damage
+    if have - TABLE_COLUMNS or TABLE_COLUMNS - have - set(ADDED_COLUMNS):  # a column renamed (a flipped bit): damage
         return False
     if "in_code" not in have:
         conn.execute("ALTER TABLE chunks ADD COLUMN in_code INTEGER NOT NULL DEFAULT 0")
@@ -353,7 +353,7 @@ class IndexStore:
         # read-only media: the columns added since the database was made (``_add_new_columns``) may be
         # missing; any other missing column is damage, and the query says so
         have = {r[1] for r in self._q("PRAGMA table_info(chunks)")}
-        if have - {"row", "text_sha", *CHUNK_COLS}:
+        if have - TABLE_COLUMNS:
             raise IndexCorrupt(f"index database {self.dir / DB_NAME} has a damaged chunks table: "
                                f"{rebuild_hint(self._library)}")
         cols = ", ".join(f"NULL AS {c}" if c in ADDED_COLUMNS and c not in have else c for c in CHUNK_COLS)

@@ -1011,6 +1011,7 @@ def _bold(font: object) -> bool:
         return False
     return bool(_BOLD_FACE.search(str(name)))
 
+
 WORD_GAP = 0.15  # em: a space between two runs of a line. Measured on real manuals set word by word
 # (a 28-page board manual, 1,422 run pairs): runs of one word sit within 0.05 em of each other,
 # words a space apart 0.25-0.35 em (justified lines more); kerning stays under 0.1 em
