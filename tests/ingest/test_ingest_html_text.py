@@ -184,6 +184,46 @@ def test_html_with_only_script_is_skipped(lib: Path) -> None:
     assert isinstance(got, IngestIssue) and "no text" in got.reason
 
 
+
+GENINDEX = """<html><head><title>Index</title></head><body><div class="body" role="main">
+<h1 id="index">Index</h1>
+<div class="genindex-jumpbox"><a href="#A"><strong>A</strong></a> | <a href="#C"><strong>C</strong></a></div>
+<h2 id="A">A</h2>
+<table class="indextable genindextable"><tr><td><ul><li><a href="p1125.html#index-0">A0</a>, <a href="p1125.html#index-3">[1]</a></li>
+<li><a href="quick.html#index-1">Acquire address</a></li></ul></td>
+<td><ul><li><a href="p1125.html#index-2">analog input</a></li><li><a href="kit.html#index-0">antenna</a></li></ul></td></tr></table>
+<h2 id="C">C</h2>
+<table class="indextable genindextable"><tr><td><ul><li><a href="cal.html#index-0">calibration</a></li>
+<li><a href="faqs.html#index-1">Chrome</a></li></ul></td></tr></table>
+</div></body></html>"""
+
+
+def test_a_page_of_links_is_skipped_and_says_why(lib: Path) -> None:
+    # a generated index or a contents page names what other pages hold: as passages, its short
+    # lists of terms would outrank those pages and be cited as evidence
+    got = read(lib, "genindex.html", GENINDEX)
+    assert isinstance(got, IngestIssue) and "a page of links" in got.reason and "links to other pages" in got.reason
+    contents = ('<html><body><h1>P1125 Instruction Manual</h1><p>Contents:</p><ul>'
+                + "".join(f'<li><a href="{n}.html">{t}</a></li>' for n, t in
+                          [("quick", "Quick Start"), ("kit", "Kit contents"), ("cal", "Calibration"),
+                           ("faq", "Frequently asked questions"), ("trouble", "Troubleshooting")])
+                + "</ul></body></html>")
+    assert isinstance(read(lib, "index.html", contents), IngestIssue)
+
+
+def test_a_page_with_links_in_its_text_is_read(lib: Path) -> None:
+    # links inside prose, and one anchor left open over the rest of the page, are not a page of links
+    prose = ('<html><body><h1>Calibration</h1><p>Connect the probe (see <a href="kit.html">Kit</a>). '
+             'Zero the offset with the <a href="menu.html">Main Menu</a>, then read <a href="a.html">A0</a>, '
+             '<a href="b.html">A1</a> and <a href="c.html">A2</a> against the reference.</p></body></html>')
+    got = read(lib, "cal.html", prose)
+    assert not isinstance(got, IngestIssue) and "against the reference." in got[0].text
+    unclosed = ('<html><body><h1>Pump P1</h1>' + "".join(f'<a href="{n}.html">{n}</a> ' for n in "abcd")
+                + '<a href="e.html"><p>Open the drain and wait until no more water runs out of the pump.</p>'
+                '<p>Refill with clean water up to the mark on the casing.</p></body></html>')
+    got = read(lib, "open.html", unclosed)
+    assert not isinstance(got, IngestIssue) and "Refill with clean water" in got[0].text
+
 TEXT_KO = """하람 HR-5 설명서
 
 제1장 개요
