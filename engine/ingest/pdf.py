@@ -31,8 +31,9 @@ are the headings. Font size is the fallback, for a PDF without one or whose entr
 on their pages (and bold type at the body's size, where the body is seldom bold:
 ``bold_marks_headings``); a diagram's labels set large fool it.
 
-A table of contents (titles, dot leaders, page numbers in order: ``without_contents``) is no
-text: it repeats every section's title and would answer for them. A word hyphenated over two
+A table of contents (titles, dot leaders, page numbers in order; or entries that are links to
+their sections, in order: ``without_contents``) is no text: it repeats every section's title and
+would answer for them. A word hyphenated over two
 lines of a paragraph ("Verlänge-" / "rungskabel") is one word again (``dehyphenate``), so it is
 found and quoted whole.
 
@@ -192,18 +193,42 @@ def without_contents(lines: list[dict]) -> list[dict]:
     instead of it; the citations give the pages. A contents page an author forgot to update has a
     few numbers out of order (MD Dumper's "Extra Hardware Support … 17" above six entries "… 14"):
     ``CONTENTS_IN_ORDER`` of them in page order make contents. Dot leaders before values that do not
-    run in order (a specification list "Nozzle ......... 210") are kept."""
+    run in order (a specification list "Nozzle ......... 210") are kept. A contents list whose entries
+    are links into the file (``_linked_runs``) goes too, with or without leaders and numbers."""
     found = [(k, int(m.group(1))) for k, ln in enumerate(lines)
              if len(ln["t"]) <= CONTENTS_LINE_MAX and ln["t"].rstrip()[-1:].isdigit()
              and (m := _CONTENTS_ENTRY.fullmatch(ln["t"]))]
-    if len(found) < CONTENTS_MIN or _longest_run_up([n for _k, n in found]) < CONTENTS_IN_ORDER * len(found):
-        return lines
-    drop = {k for k, _n in found}
-    return [ln for k, ln in enumerate(lines) if k not in drop]
+    drop = _linked_runs(lines)
+    if len(found) >= CONTENTS_MIN and _longest_run_up([n for _k, n in found]) >= CONTENTS_IN_ORDER * len(found):
+        drop.update(k for k, _n in found)
+    return [ln for k, ln in enumerate(lines) if k not in drop] if drop else lines
 
 
-def _longest_run_up(numbers: list[int]) -> int:
-    """The length of the longest non-decreasing subsequence of ``numbers`` (patience sorting)."""
+def _linked_runs(lines: list[dict]) -> set[int]:
+    """The lines of runs of consecutive linked lines (``_mark_linked``) that point to ``CONTENTS_MIN``
+    places or more, each place once and in the file's order (``CONTENTS_IN_ORDER`` of them; an entry
+    wrapped over two lines is one): a contents list whose entries link to their sections, with or
+    without dot leaders and page numbers (OpenGD77's five pages of bullets, a datasheet's index). A
+    line or two linked in a paragraph ("see section 1.1") stays, and so do a schematic's net labels,
+    linked to and fro between the few sheets they run on."""
+    out: set[int] = set()
+    run: list[int] = []
+    for k, ln in enumerate([*lines, {}]):
+        if ln.get("l"):
+            run.append(k)
+            continue
+        dests = [tuple(lines[i]["l"]) for i in run]
+        places = [d for j, d in enumerate(dests) if j == 0 or d != dests[j - 1]]  # an entry wrapped: one place
+        if (len(places) >= CONTENTS_MIN and len(set(places)) >= CONTENTS_IN_ORDER * len(places)
+                and _longest_run_up(places) >= CONTENTS_IN_ORDER * len(places)):
+            out.update(run)
+        run = []
+    return out
+
+
+def _longest_run_up(numbers: Sequence) -> int:
+    """The length of the longest non-decreasing subsequence of ``numbers`` (numbers or tuples of them;
+    patience sorting)."""
     tails: list[int] = []
     for n in numbers:
         i = bisect.bisect_right(tails, n)
@@ -832,6 +857,7 @@ def extract(path: str) -> dict:
         pages = []
         # id(font dict) -> (the dict, kept alive; its widths; whether it is a bold face)
         widths: dict[int, tuple[object, Widths | None, bool]] = {}
+        where = _destinations(reader)
         for page in reader.pages:
             runs: list[Run] = []  # text, x, y, size, the font's widths, bold
 
@@ -846,7 +872,7 @@ def extract(path: str) -> dict:
                 runs.append((text, m[4], m[5], float(fs or 0) * scale, em, bold))
 
             page.extract_text(visitor_text=visit)
-            pages.append(_lines(runs))
+            pages.append(_mark_linked(_lines(runs), _internal_links(page, where)))
         outline = _outline(reader)
     except MemoryError:
         raise  # the parent reports it with the configured limit
@@ -855,6 +881,82 @@ def extract(path: str) -> dict:
     except Exception as e:  # pypdf raises many kinds on hostile input; the file is skipped, not the run
         return {"error": f"unreadable PDF ({type(e).__name__}: {_short(e)})"}
     return {"info": {"title": title}, "pages": pages, "outline": outline}
+
+
+LINKS_MAX = 5000  # annotations read per page at most (a hostile file's can be many)
+LINKED = 0.5  # the share of a line's width under a link into the same file that makes it a linked line
+Rect = tuple[float, float, float, float]
+
+
+def _destinations(reader: object) -> Callable[[object], tuple[int, float] | None]:
+    """Where an annotation's link goes in the same file: (page index, minus its top), in reading
+    order; None for a link elsewhere (a web address, another file) or one that cannot be read."""
+    page_of = {p.indirect_reference.idnum: i for i, p in enumerate(reader.pages)  # type: ignore[attr-defined]
+               if p.indirect_reference is not None}
+    named: list[dict] = []  # the file's named destinations, read at the first link that names one
+
+    def where(annot: object) -> tuple[int, float] | None:
+        try:
+            d = annot.get("/Dest")  # type: ignore[attr-defined]
+            if d is None:
+                action = annot.get("/A")  # type: ignore[attr-defined]
+                action = action.get_object() if action is not None else None
+                if action is None or action.get("/S") != "/GoTo":
+                    return None
+                d = action.get("/D")
+            d = d.get_object() if hasattr(d, "get_object") else d
+            if isinstance(d, str):  # a named destination
+                if not named:
+                    try:
+                        named.append(reader.named_destinations)  # type: ignore[attr-defined]
+                    except Exception:  # noqa: BLE001 - an unreadable name tree: no named link is followed
+                        named.append({})
+                dest = named[0].get(str(d))
+                if dest is None:
+                    return None
+                return reader.get_destination_page_number(dest), -float(dest.top or 0)  # type: ignore[attr-defined]
+            top = d[3] if len(d) > 3 and d[1] == "/XYZ" else None
+            page = page_of.get(d[0].idnum) if hasattr(d[0], "idnum") else None
+            return None if page is None else (page, -float(top or 0))
+        except Exception:  # noqa: BLE001 - pypdf raises many kinds on hostile input: that link only
+            return None
+
+    return where
+
+
+def _internal_links(page: object, where: Callable[[object], tuple[int, float] | None]
+                    ) -> list[tuple[Rect, tuple[int, float]]]:
+    """A page's links to places in the same file, rectangle and destination: what a contents list's
+    entries and an index's page numbers are. A malformed annotation is passed over."""
+    links = []
+    try:
+        annots = list(page.get("/Annots") or [])[:LINKS_MAX]  # type: ignore[attr-defined]
+    except Exception:  # noqa: BLE001 - a malformed annotation array costs this rule, never the page
+        return []
+    for ref in annots:
+        try:
+            a = ref.get_object()
+            if a.get("/Subtype") != "/Link" or (dest := where(a)) is None:
+                continue
+            x0, y0, x1, y1 = (float(v) for v in a["/Rect"])
+        except Exception:  # noqa: BLE001 - pypdf raises many kinds on hostile input
+            continue
+        links.append(((min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)), dest))
+    return links
+
+
+def _mark_linked(lines: list[dict], links: list[tuple[Rect, tuple[int, float]]]) -> list[dict]:
+    """Gives each line whose width lies ``LINKED`` or more under one link into the file, its baseline
+    inside the link's height (a descender's worth below allowed), that link's destination (``"l"``)."""
+    for ln in lines if links else ():
+        if not ln.get("x"):
+            continue
+        x0, x1 = min(ln["x"]), max(ln["e"])
+        for (a, b, c, d), dest in links:
+            if b - 0.3 * ln["s"] <= ln["y"] <= d and min(x1, c) - max(x0, a) >= LINKED * max(x1 - x0, 1.0):
+                ln["l"] = list(dest)
+                break
+    return lines
 
 
 def _outline(reader: object) -> list[list]:

@@ -421,6 +421,58 @@ def test_a_table_of_contents_is_no_text_but_dot_leaders_before_values_are() -> N
     assert without_contents(stale) == []
     shuffled = page("Nozzle ........ 210", "Bed ........ 60", "Fan ........ 100", "Speed ........ 40")
     assert without_contents(shuffled) == shuffled  # half in order: values, not contents
+    # lines linked into the file (``"l"``: the link's page and minus its top)
+    linked = page("Contents", "Wiring", "Power", "wiring", "Firmware", "Body text.")
+    for ln, place in zip(linked[1:5], [[2, -700], [3, -500], [3, -500], [5, -300]]):  # "Power" wraps
+        ln["l"] = place
+    assert [x["t"] for x in without_contents(linked)] == ["Contents", "Body text."]
+    labels = page("BAT+", "BAT-", "DSG", "CHG", "Body text.")
+    for ln, place in zip(labels, [[2, 0], [3, 0], [2, 0], [3, 0]]):  # a schematic's labels, to and fro
+        ln["l"] = place
+    assert without_contents(labels) == labels
+
+
+def test_a_contents_list_linked_to_its_sections_is_no_text_with_or_without_page_numbers(lib: Path) -> None:
+    # OpenGD77's guide: five pages of bulleted entries, no dot leaders, no page numbers, each entry a
+    # link to its section. Links in a paragraph stay text, and so do labels linked over and over to
+    # the one place they lead to (a schematic's net labels)
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.set_font("helvetica", size=11)
+    pdf.add_page()
+    pdf.set_font("helvetica", size=18)
+    pdf.cell(0, 10, "Radio guide", new_x="LMARGIN", new_y="NEXT")
+    pdf.set_font("helvetica", size=11)
+    titles = ["Installation", "Transferring data to the radio", "Menus", "Options", "Squelch level"]
+    links = [pdf.add_link() for _ in titles]
+    for title, link in zip(titles, links):
+        pdf.cell(0, 7, f"- {title}", new_x="LMARGIN", new_y="NEXT", link=link)
+    pdf.ln(6)
+    pdf.cell(0, 7, "Every label below opens the wiring sheet.", new_x="LMARGIN", new_y="NEXT")
+    sheet = pdf.add_link()
+    for label in ("CELL1+", "CELL2+", "CELL3+", "CELL4+"):
+        pdf.cell(0, 7, label, new_x="LMARGIN", new_y="NEXT", link=sheet)
+    for k, (title, link) in enumerate(zip(titles, links)):
+        if k % 2 == 0:
+            pdf.add_page()
+        pdf.set_link(link, page=pdf.page, y=pdf.get_y())
+        pdf.set_font("helvetica", size=16)
+        pdf.cell(0, 9, title, new_x="LMARGIN", new_y="NEXT")
+        pdf.set_font("helvetica", size=11)
+        pdf.multi_cell(0, 6, f"The {title.lower()} steps are described here in full.", new_x="LMARGIN", new_y="NEXT")
+        if k == 0:
+            pdf.cell(0, 6, "Before you start, read the part on menus.", new_x="LMARGIN", new_y="NEXT", link=links[2])
+    pdf.set_link(sheet, page=1, y=0)
+    path = lib / "guide.pdf"
+    pdf.output(str(path))
+    doc, blocks = read_document(lib, path, ChunkingConfig())
+    for title in titles:
+        assert f"- {title}" not in doc.text
+        assert title in [doc.text[b.char_start:b.char_end] for b in blocks if b.kind == "heading"]
+    for kept in ("Every label below opens the wiring sheet.", "CELL1+", "CELL4+",
+                 "Before you start, read the part on menus."):
+        assert kept in doc.text
 
 
 def test_a_sentence_set_as_a_heading_or_bookmarked_is_a_statement_not_a_heading(lib: Path) -> None:
