@@ -20,7 +20,8 @@ lines); each block records the lines of the ``.html`` file it came from, so a ch
   or its rest (``parse_html``); icon-font glyphs (Unicode's private use area: a link icon, a menu
   button) and the permalink mark a heading ends with ("¶");
 - a page whose text is links to other pages (a generated index, a contents page) is not read at all,
-  and the library's report says so (``links_page``).
+  and the library's report says so (``links_page``); a table of contents inside a page (paragraphs of
+  title, dot leader and page number, as a word processor exports them) is no text (``_contents``).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import re
 from html.parser import HTMLParser
 
 from engine.ingest.blocks import BlockBuilder, Parsed
+from engine.ingest.contents import contents_entries, page_number
 from engine.types import BlockKind
 
 SKIP = {"script", "style", "nav", "header", "footer", "noscript", "template", "svg", "head", "iframe", "object"}
@@ -51,9 +53,11 @@ META_KEYS = {"doc_id", "title", "version", "date", "models", "status", "visibili
 
 
 class _Extractor(HTMLParser):
-    def __init__(self, unseen: bool = True) -> None:
+    def __init__(self, unseen: bool = True, drop: frozenset[int] = frozenset()) -> None:
         super().__init__(convert_charrefs=True)
         self.unseen = unseen  # drop what says it is navigation or hidden (``_unseen``)
+        self.drop = drop  # blocks left out, by their number in emitting order (a table of contents)
+        self.emits: list[str] = []  # each block emitted: a paragraph's or list item's text, else ""
         self.hid = 0  # characters of text dropped that way
         self.hiding = False  # the open skipped element was dropped that way
         self.links: list[int] = []  # per open <a href>: the letters it holds so far
@@ -98,6 +102,9 @@ class _Extractor(HTMLParser):
     def _emit(self, kind: str, body: str, first: int, last: int, *, level: int = 0, context: str = "",
               group: int = -1) -> None:
         if not body:
+            return
+        self.emits.append(body if kind in ("paragraph", "list_item") else "")
+        if len(self.emits) - 1 in self.drop:
             return
         if self.out:
             self.out.append("\n")
@@ -353,7 +360,23 @@ def parse_html(source: str) -> Parsed | str:
     if links_page(p.letters, p.link_letters, p.link_count):
         return (f"a page of links (an index or contents page): {p.link_letters / p.letters:.0%} of its text "
                 f"is {p.link_count} links to other pages")
-    return parsed
+    contents = _contents(p.emits)
+    return _parse(source, unseen=p.unseen, drop=contents)[0] if contents else parsed
+
+
+def _contents(emits: list[str]) -> frozenset[int]:
+    """The paragraphs that are a table of contents (``engine.ingest.contents``): runs of consecutive
+    entries, title, dot leader and page number, in page order (a Word export's ``MsoToc``
+    paragraphs: the Splint manual's 146)."""
+    out: list[int] = []
+    run: list[int] = []
+    for k, text in enumerate([*emits, ""]):
+        if text and page_number(text) is not None:
+            run.append(k)
+            continue
+        out += [run[i] for i in contents_entries([emits[j] for j in run])]
+        run = []
+    return frozenset(out)
 
 
 def links_page(letters: int, link_letters: int, links: int) -> bool:
@@ -368,10 +391,11 @@ def links_page(letters: int, link_letters: int, links: int) -> bool:
     return links >= LINKS_PAGE_MIN and letters > 0 and link_letters >= LINKS_PAGE_SHARE * letters
 
 
-def _parse(source: str, *, unseen: bool) -> tuple[Parsed, _Extractor]:
-    """The page read once: its Parsed, and the reader (what it dropped as navigation or hidden,
-    whether such an element was still open at the end, the letters inside links)."""
-    p = _Extractor(unseen)
+def _parse(source: str, *, unseen: bool, drop: frozenset[int] = frozenset()) -> tuple[Parsed, _Extractor]:
+    """The page read once, less the blocks ``drop`` numbers: its Parsed, and the reader (what it
+    dropped as navigation or hidden, whether such an element was still open at the end, the letters
+    inside links, the blocks it emitted)."""
+    p = _Extractor(unseen, drop)
     p.feed(source)
     p.close()
     p._flush()

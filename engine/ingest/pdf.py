@@ -47,7 +47,6 @@ keeps the estimate (``_advance``), and no space is guessed from it.
 
 from __future__ import annotations
 
-import bisect
 import json
 import math
 import os
@@ -61,6 +60,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.ingest.blocks import BlockBuilder, Parsed
+from engine.ingest.contents import CONTENTS_IN_ORDER, contents_entries, in_order
 from engine.lang.outline import Outline
 from engine.lang.words import terms
 
@@ -178,29 +178,12 @@ def document_title(info: str, first_page: list[dict], body: float) -> str:
     return cover[:TITLE_MAX].rsplit(" ", 1)[0] if len(cover) > TITLE_MAX else cover
 
 
-# a table of contents' entry: a title, a dot leader, a page number ("Power wiring ........ 7")
-_CONTENTS_ENTRY = re.compile(r"\S.*?(?:\.{4,}|…{2,}|(?:\.\s){4,}|·{4,}|_{4,})\s*(\d{1,4})\s*$")
-CONTENTS_MIN = 3  # entries on a page, their page numbers in order, that make it a table of contents
-CONTENTS_IN_ORDER = 0.75  # the share of them whose numbers must run in page order (a few may be stale)
-CONTENTS_LINE_MAX = 400  # longer lines are no contents entry (and are not searched for one)
-
-
 def without_contents(lines: list[dict]) -> list[dict]:
-    """A page's lines less its table of contents: the lines that are a title, a dot leader and a
-    page number, when the page has ``CONTENTS_MIN`` or more of them, their numbers in page order
-    (``CONTENTS_IN_ORDER`` of them at least). The contents
-    repeat every section's title, and their passages come up for any question about a section,
-    instead of it; the citations give the pages. A contents page an author forgot to update has a
-    few numbers out of order (MD Dumper's "Extra Hardware Support … 17" above six entries "… 14"):
-    ``CONTENTS_IN_ORDER`` of them in page order make contents. Dot leaders before values that do not
-    run in order (a specification list "Nozzle ......... 210") are kept. A contents list whose entries
-    are links into the file (``_linked_runs``) goes too, with or without leaders and numbers."""
-    found = [(k, int(m.group(1))) for k, ln in enumerate(lines)
-             if len(ln["t"]) <= CONTENTS_LINE_MAX and ln["t"].rstrip()[-1:].isdigit()
-             and (m := _CONTENTS_ENTRY.fullmatch(ln["t"]))]
+    """A page's lines less its table of contents (``engine.ingest.contents``): the lines that are a
+    title, a dot leader and a page number, their numbers in page order; and a contents list whose
+    entries are links into the file (``_linked_runs``), with or without leaders and numbers."""
     drop = _linked_runs(lines)
-    if len(found) >= CONTENTS_MIN and _longest_run_up([n for _k, n in found]) >= CONTENTS_IN_ORDER * len(found):
-        drop.update(k for k, _n in found)
+    drop.update(contents_entries([ln["t"] for ln in lines]))
     return [ln for k, ln in enumerate(lines) if k not in drop] if drop else lines
 
 
@@ -219,21 +202,10 @@ def _linked_runs(lines: list[dict]) -> set[int]:
             continue
         dests = [tuple(lines[i]["l"]) for i in run]
         places = [d for j, d in enumerate(dests) if j == 0 or d != dests[j - 1]]  # an entry wrapped: one place
-        if (len(places) >= CONTENTS_MIN and len(set(places)) >= CONTENTS_IN_ORDER * len(places)
-                and _longest_run_up(places) >= CONTENTS_IN_ORDER * len(places)):
+        if len(set(places)) >= CONTENTS_IN_ORDER * len(places) and in_order(places):
             out.update(run)
         run = []
     return out
-
-
-def _longest_run_up(numbers: Sequence) -> int:
-    """The length of the longest non-decreasing subsequence of ``numbers`` (numbers or tuples of them;
-    patience sorting)."""
-    tails: list[int] = []
-    for n in numbers:
-        i = bisect.bisect_right(tails, n)
-        tails[i:i + 1] = [n]
-    return len(tails)
 
 
 HEADING_MAX_WORDS = 15  # a "heading" longer than this is a statement set in large type

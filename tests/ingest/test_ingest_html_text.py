@@ -211,6 +211,20 @@ def test_a_page_of_links_is_skipped_and_says_why(lib: Path) -> None:
     assert isinstance(read(lib, "index.html", contents), IngestIssue)
 
 
+def test_a_table_of_contents_inside_a_page_is_no_text_but_dot_leaders_before_values_are(lib: Path) -> None:
+    # a word processor's HTML export: contents paragraphs (title, dot leader, page number) before
+    # the text; a specification list set with dot leaders is text
+    toc = "".join(f'<p class=MsoToc1>{t}{"." * 40} {n}</p>' for t, n in
+                  [("1 Operation", 11), ("1.1 Warnings", 11), ("1.2 Flags", 12), ("2 Memory", 17)])
+    specs = "".join(f"<p>{t}{'.' * 20} {v}</p>" for t, v in [("Nozzle", 210), ("Bed", 60), ("Fan speed", 100)])
+    page = (f"<html><body><h1>Splint Manual</h1><p>Contents</p>{toc}<h2>Operation</h2>"
+            f"<p>Run the checker on every source file.</p>{specs}</body></html>")
+    doc, _chunks = chunks_of(lib, "manual.htm", page)
+    assert "Warnings" not in doc.text and "1 Operation" not in doc.text
+    assert "Run the checker on every source file." in doc.text
+    assert f"Nozzle{'.' * 20} 210" in doc.text and f"Fan speed{'.' * 20} 100" in doc.text
+
+
 def test_a_page_with_links_in_its_text_is_read(lib: Path) -> None:
     # links inside prose, and one anchor left open over the rest of the page, are not a page of links
     prose = ('<html><body><h1>Calibration</h1><p>Connect the probe (see <a href="kit.html">Kit</a>). '

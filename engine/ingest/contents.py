@@ -1,0 +1,56 @@
+"""Tables of contents, which are no text: they repeat every section's title, and read as passages they
+come up for any question about a section, instead of it (the citations give the pages anyway).
+
+An entry is a title, a dot leader and a page number ("Power wiring ........ 7"). Three entries or
+more (``CONTENTS_MIN``) whose numbers run in page order make contents; an author who forgot to
+update them leaves a few numbers out of order (MD Dumper's "Extra Hardware Support … 17" above six
+entries "… 14"), so three in four in order (``CONTENTS_IN_ORDER``) are enough. Dot leaders before
+values that do not run in order (a specification list "Nozzle ......... 210") are text.
+
+PDF asks this of each page's lines (``engine.ingest.pdf.without_contents``, which also knows contents
+whose entries are links), HTML of each run of consecutive paragraphs (a Word export's ``MsoToc``
+paragraphs: ``engine.ingest.html``).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Sequence
+
+__all__ = ["CONTENTS_IN_ORDER", "CONTENTS_MIN", "contents_entries", "in_order"]
+
+_ENTRY = re.compile(r"\S.*?(?:\.{4,}|…{2,}|(?:\.\s){4,}|·{4,}|_{4,})\s*(\d{1,4})\s*$")
+CONTENTS_MIN = 3  # entries, their page numbers in order, that make a table of contents
+CONTENTS_IN_ORDER = 0.75  # the share of them whose numbers must run in page order (a few may be stale)
+ENTRY_MAX = 400  # characters: a longer line is no contents entry (and is not searched for one)
+
+
+def page_number(text: str) -> int | None:
+    """The page number of a contents entry (title, dot leader, number), or None: not an entry."""
+    if len(text) > ENTRY_MAX or not text.rstrip()[-1:].isdigit():
+        return None
+    m = _ENTRY.fullmatch(text)
+    return int(m.group(1)) if m else None
+
+
+def contents_entries(texts: Sequence[str]) -> list[int]:
+    """The indices of ``texts`` that are contents entries, when they make contents (``CONTENTS_MIN``
+    of them or more, ``CONTENTS_IN_ORDER`` of their numbers in page order); else none."""
+    found = [(k, n) for k, t in enumerate(texts) if (n := page_number(t)) is not None]
+    return [k for k, _n in found] if in_order([n for _k, n in found]) else []
+
+
+def in_order(places: Sequence) -> bool:
+    """Whether ``CONTENTS_MIN`` places or more (page numbers, or (page, position) tuples) run in the
+    document's order, ``CONTENTS_IN_ORDER`` of them at least."""
+    return len(places) >= CONTENTS_MIN and _longest_run_up(places) >= CONTENTS_IN_ORDER * len(places)
+
+
+def _longest_run_up(places: Sequence) -> int:
+    """The length of the longest non-decreasing subsequence of ``places`` (patience sorting)."""
+    tails: list = []
+    for p in places:
+        i = bisect.bisect_right(tails, p)
+        tails[i:i + 1] = [p]
+    return len(tails)
