@@ -4,7 +4,7 @@ Headings recognised: numbered short lines (``1 Safety``, ``3. Maintenance``,
 ``2.1 Torques``), Korean ``제1장 …`` / ``제2절 …`` / ``1장 …`` / ``1.1절 …``, Chinese and Japanese
 ``第一章 …`` / ``第二节 …`` / ``第3節 …``,
 and lines underlined with ``===`` (level 1) or ``---`` (level 2).
-``Document.text`` is the file text itself.
+``Document.text`` is the file text itself, a table of contents blanked (``without_contents``).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from engine.ingest.blocks import BlockBuilder, Parsed
+from engine.ingest.contents import contents_entries, page_number
 from engine.lang.text import line_starts
 
 _NUM = "0-9一二三四五六七八九十百零〇两"
@@ -59,9 +60,9 @@ def heading_level(line: str) -> int:
 
 
 def parse_text(text: str) -> Parsed:
+    text = without_contents(text)
     starts = line_starts(text)
-    lines = [text[starts[i]: (starts[i + 1] - 1 if i + 1 < len(starts) else len(text))].rstrip("\r")
-             for i in range(len(starts))]
+    lines = _lines(text, starts)
     b = BlockBuilder()
 
     def end_of(i: int) -> int:  # char offset after the visible content of line i
@@ -110,6 +111,33 @@ def parse_text(text: str) -> Parsed:
             k, top = m + 1, False
         i = j + 1
     return Parsed(text=text, blocks=b.blocks, first_heading=b.first_heading)
+
+
+def _lines(text: str, starts: list[int]) -> list[str]:
+    return [text[starts[i]: (starts[i + 1] - 1 if i + 1 < len(starts) else len(text))].rstrip("\r")
+            for i in range(len(starts))]
+
+
+def without_contents(text: str) -> str:
+    """The text with its table of contents blanked (``engine.ingest.contents``: runs of consecutive
+    lines of title, dot leader and page number, in page order, as a PDF converted to text keeps
+    them), each character a space: every other line keeps its place and its offsets."""
+    starts = line_starts(text)
+    lines = _lines(text, starts)
+    drop: list[int] = []
+    run: list[int] = []
+    for k, line in enumerate([*lines, ""]):
+        if page_number(line.strip()) is not None:
+            run.append(k)
+            continue
+        drop += [run[i] for i in contents_entries([lines[j].strip() for j in run])]
+        run = []
+    if not drop:
+        return text
+    chars = list(text)
+    for k in drop:
+        chars[starts[k]:starts[k] + len(lines[k])] = " " * len(lines[k])
+    return "".join(chars)
 
 
 def _is_underline(line: str) -> bool:

@@ -302,6 +302,20 @@ def test_text_headings_numbered_and_underlined_and_lists(lib: Path) -> None:
     assert line_text(lib / "n.txt", proc.start_line) == "Procedure"
 
 
+def test_a_table_of_contents_in_a_text_manual_is_blanked_and_every_line_keeps_its_place(lib: Path) -> None:
+    text = ("PUMP P1 SERVICE MANUAL\n\nContents\n1 Safety ........................ 3\r\n"
+            "2 Installation .................. 5\n2.1 Wiring ...................... 6\n"
+            "Introduction\nThe P1 moves clean water.\n\n1 Safety\n\nSwitch the pump off first.\n\n"
+            "Rated values\nFlow .......... 40\nHead .......... 12\nPower .......... 3\n")
+    doc, chunks = chunks_of(lib, "manual.txt", text)
+    assert "Safety ....." not in doc.text and "Wiring" not in doc.text
+    assert len(doc.text) == len(text) and doc.text.count("\n") == text.count("\n")
+    intro = next(c for c in chunks if "moves clean water" in c.text)
+    assert "Installation" not in intro.text
+    assert line_text(lib / "manual.txt", intro.end_line) == "The P1 moves clean water."
+    assert "Flow .......... 40" in doc.text  # rated values, not page numbers in order
+
+
 import pytest as _pytest  # noqa: E402
 
 
