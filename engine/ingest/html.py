@@ -19,6 +19,11 @@ lines); each block records the lines of the ``.html`` file it came from, so a ch
   (``hidden``, ``aria-hidden="true"``, ``display: none``), unless that would take the whole page
   or its rest (``parse_html``); icon-font glyphs (Unicode's private use area: a link icon, a menu
   button) and the permalink mark a heading ends with ("¶");
+- a page that marks its main content (``<main>``, ``role="main"``) is read there only: what a
+  documentation theme sets beside it in elements no mark names (furo's ``<aside>`` sidebar and "on this
+  page" list, a theme switch, a "Skip to content" link) is its frame, not its text; unless the main
+  content holds under half the page's letters (``MAIN_SHARE``: an element closed early), when the whole
+  page is read;
 - a page whose text is links to other pages (a generated index, a contents page) is not read at all,
   and the library's report says so (``links_page``); a table of contents inside a page (paragraphs of
   title, dot leader and page number, as a word processor exports them) is no text (``_contents``).
@@ -46,6 +51,7 @@ LEAVES: dict[str, BlockKind] = {"p": "paragraph", "li": "list_item", "pre": "cod
 BOUNDARIES = {"div", "section", "article", "main", "body", "aside", "form", "table", "ul", "ol", "dl",
               "figure", "address", "details", "summary", "hr", "br", "fieldset", "center"}
 VOID = {"br", "hr", "img", "meta", "link", "input", "area", "base", "col", "embed", "source", "track", "wbr"}
+MAIN_SHARE = 0.5  # of the page's letters outside headings, inside its main content: enough to read only that
 LINK_TEXT_MAX = 80  # letters: a longer link is no entry of a list of links (an <a> left open, a card)
 LINKS_PAGE_SHARE = 0.8  # of a page's letters outside headings, inside links: a page of links (``links_page``)
 LINKS_PAGE_MIN = 5  # links
@@ -53,9 +59,13 @@ META_KEYS = {"doc_id", "title", "version", "date", "models", "status", "visibili
 
 
 class _Extractor(HTMLParser):
-    def __init__(self, unseen: bool = True, drop: frozenset[int] = frozenset()) -> None:
+    def __init__(self, unseen: bool = True, drop: frozenset[int] = frozenset(), main_only: bool = False) -> None:
         super().__init__(convert_charrefs=True)
         self.unseen = unseen  # drop what says it is navigation or hidden (``_unseen``)
+        self.main_only = main_only  # read only the text inside elements that say they are the main content
+        self.mains = 0  # such elements seen (<main>, role="main")
+        self.main_tag = ""  # the open one's tag
+        self.main_depth = 0  # its tag's open elements, itself included (0: none open)
         self.drop = drop  # blocks left out, by their number in emitting order (a table of contents)
         self.emits: list[str] = []  # each block emitted: a paragraph's or list item's text, else ""
         self.hid = 0  # characters of text dropped that way
@@ -171,6 +181,11 @@ class _Extractor(HTMLParser):
                 self.skip.append(tag)
                 self.hiding = tag not in SKIP
             return
+        if self.main_depth:
+            self.main_depth += tag == self.main_tag and tag not in VOID
+        elif (tag == "main" or a.get("role", "").strip().lower() == "main") and tag not in VOID:
+            self.mains += 1
+            self.main_tag, self.main_depth = tag, 1
         if tag == "a" and "href" in a:
             self.links.append(0)
         elif tag == "div":
@@ -239,6 +254,8 @@ class _Extractor(HTMLParser):
                 while self.skip and self.skip.pop() != tag:
                     pass
             return
+        if self.main_depth and tag == self.main_tag:
+            self.main_depth -= 1
         if tag in HEADINGS and self.kind == "heading" or tag in LEAVES and self.kind == LEAVES[tag]:
             if tag == "p" and self.kind == "list_item":
                 return
@@ -285,6 +302,8 @@ class _Extractor(HTMLParser):
         if self.skip:
             if self.hiding:
                 self.hid += len(data.strip())
+            return
+        if self.main_only and not self.main_depth:
             return
         data = _ICONS.sub("", data)
         if self.kind != "heading":
@@ -352,16 +371,21 @@ def parse_html(source: str) -> Parsed | str:
     """The page as a reader sees it, or why it is not read. A page read to nothing but navigation
     and hidden text (saved while a dialog covered it: ``<div id="app" aria-hidden="true">``), or
     whose navigation or hidden element never closes (the rest of the page would go with it), is
-    read again with those marks ignored: nothing is lost to them. A page of links (``links_page``:
+    read again with those marks ignored: nothing is lost to them. A page that marks its main content is
+    read there only, when that holds half its letters or more. A page of links (``links_page``:
     a generated index, a contents page) is not read: its words point at the pages that hold them."""
     parsed, p = _parse(source, unseen=True)
     if (not parsed.blocks and p.hid) or (p.skip and p.hiding):
         parsed, p = _parse(source, unseen=False)
+    if p.mains:
+        main, m = _parse(source, unseen=p.unseen, main_only=True)
+        if m.letters >= MAIN_SHARE * p.letters:
+            parsed, p = main, m
     if links_page(p.letters, p.link_letters, p.link_count):
         return (f"a page of links (an index or contents page): {p.link_letters / p.letters:.0%} of its text "
                 f"is {p.link_count} links to other pages")
     contents = _contents(p.emits)
-    return _parse(source, unseen=p.unseen, drop=contents)[0] if contents else parsed
+    return _parse(source, unseen=p.unseen, drop=contents, main_only=p.main_only)[0] if contents else parsed
 
 
 def _contents(emits: list[str]) -> frozenset[int]:
@@ -391,11 +415,12 @@ def links_page(letters: int, link_letters: int, links: int) -> bool:
     return links >= LINKS_PAGE_MIN and letters > 0 and link_letters >= LINKS_PAGE_SHARE * letters
 
 
-def _parse(source: str, *, unseen: bool, drop: frozenset[int] = frozenset()) -> tuple[Parsed, _Extractor]:
-    """The page read once, less the blocks ``drop`` numbers: its Parsed, and the reader (what it
-    dropped as navigation or hidden, whether such an element was still open at the end, the letters
-    inside links, the blocks it emitted)."""
-    p = _Extractor(unseen, drop)
+def _parse(source: str, *, unseen: bool, drop: frozenset[int] = frozenset(), main_only: bool = False
+           ) -> tuple[Parsed, _Extractor]:
+    """The page read once (only inside its main content, ``main_only``), less the blocks ``drop``
+    numbers: its Parsed, and the reader (what it dropped as navigation or hidden, whether such an
+    element was still open at the end, the letters inside links, the blocks it emitted)."""
+    p = _Extractor(unseen, drop, main_only)
     p.feed(source)
     p.close()
     p._flush()

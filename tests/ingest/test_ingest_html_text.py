@@ -128,10 +128,27 @@ def test_html_reads_what_a_reader_sees_of_the_page(lib: Path) -> None:
     doc, chunks = chunks_of(lib, "spec.html", SPHINX)
     assert doc.text.splitlines() == [
         "Specifications", "Power", "• Peak current per motor: 120 Amps", "• Max continuous current depends on cooling.",
-        "3. Heatsink in still air: 40A", "4. With a fan: 75A", "Last line of the page."]
+        "3. Heatsink in still air: 40A", "4. With a fan: 75A"]  # "Last line of the page.": outside role=main
     units = [u.text for c in chunks for u in split_units(c)]
     assert "Peak current per motor: 120 Amps" in units and "Max continuous current depends on cooling." in units
     assert chunks[0].heading_path == ("Specifications", "Power")
+
+
+def test_a_page_that_marks_its_main_content_is_read_there_unless_that_would_lose_its_text(lib: Path) -> None:
+    # a theme's sidebar, theme switch and "on this page" list sit beside <main> in elements no mark
+    # names (furo's <aside class="sidebar-drawer">); a main element left nearly empty (an early
+    # close) is no reason to lose the page
+    side = "<aside class='sidebar'><a href='#c'>Skip to content</a><ul>" + "".join(
+        f"<li><a href='{n}.html'>{n.title()}</a></li>" for n in ("install", "wiring", "menus")) + "</ul></aside>"
+    page = (f"<html><body>{side}<main><h1>Wiring</h1><p>Connect the sensor to port J3 before power-on.</p>"
+            "<p>Use shielded cable longer than two metres.</p></main><div>Light Dark</div></body></html>")
+    doc, _chunks = chunks_of(lib, "wiring.html", page)
+    assert doc.text.splitlines() == ["Wiring", "Connect the sensor to port J3 before power-on.",
+                                     "Use shielded cable longer than two metres."]
+    early = ('<html><body><div role="main"><h1>Wiring</h1></div><p>Connect the sensor to port J3 '
+             'before power-on.</p><p>Use shielded cable longer than two metres.</p></body></html>')
+    doc, _chunks = chunks_of(lib, "early.html", early)
+    assert "Use shielded cable longer than two metres." in doc.text
 
 
 def test_an_html_code_block_reads_as_code_and_a_bare_pre_as_text(lib: Path) -> None:
