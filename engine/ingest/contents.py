@@ -9,7 +9,8 @@ values that do not run in order (a specification list "Nozzle ......... 210") ar
 
 PDF asks this of each page's lines (``engine.ingest.pdf.without_contents``, which also knows contents
 whose entries are links), HTML of each run of consecutive paragraphs (a Word export's ``MsoToc``
-paragraphs: ``engine.ingest.html``).
+paragraphs: ``engine.ingest.html``), plain text of each run of consecutive lines
+(``engine.ingest.text.without_contents``).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import bisect
 import re
 from collections.abc import Sequence
 
-__all__ = ["CONTENTS_IN_ORDER", "CONTENTS_MIN", "contents_entries", "in_order"]
+__all__ = ["CONTENTS_IN_ORDER", "CONTENTS_MIN", "contents_entries", "in_order", "page_number"]
 
 _ENTRY = re.compile(r"\S.*?(?:\.{4,}|…{2,}|(?:\.\s){4,}|·{4,}|_{4,})\s*(\d{1,4})\s*$")
 CONTENTS_MIN = 3  # entries, their page numbers in order, that make a table of contents

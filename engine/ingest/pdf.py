@@ -191,7 +191,7 @@ def _linked_runs(lines: list[dict]) -> set[int]:
     """The lines of runs of consecutive linked lines (``_mark_linked``) that point to ``CONTENTS_MIN``
     places or more, each place once and in the file's order (``CONTENTS_IN_ORDER`` of them; an entry
     wrapped over two lines is one): a contents list whose entries link to their sections, with or
-    without dot leaders and page numbers (OpenGD77's five pages of bullets, a datasheet's index). A
+    without dot leaders and page numbers (OpenGD77's five pages of bullets, a product sheet's). A
     line or two linked in a paragraph ("see section 1.1") stays, and so do a schematic's net labels,
     linked to and fro between the few sheets they run on."""
     out: set[int] = set()
@@ -863,8 +863,11 @@ Rect = tuple[float, float, float, float]
 def _destinations(reader: object) -> Callable[[object], tuple[int, float] | None]:
     """Where an annotation's link goes in the same file: (page index, minus its top), in reading
     order; None for a link elsewhere (a web address, another file) or one that cannot be read."""
-    page_of = {p.indirect_reference.idnum: i for i, p in enumerate(reader.pages)  # type: ignore[attr-defined]
-               if p.indirect_reference is not None}
+    try:
+        page_of = {p.indirect_reference.idnum: i for i, p in enumerate(reader.pages)  # type: ignore[attr-defined]
+                   if p.indirect_reference is not None}
+    except Exception:  # noqa: BLE001 - pages the reader cannot list: no link by page is followed
+        page_of = {}
     named: list[dict] = []  # the file's named destinations, read at the first link that names one
 
     def where(annot: object) -> tuple[int, float] | None:
