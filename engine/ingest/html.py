@@ -26,7 +26,9 @@ lines); each block records the lines of the ``.html`` file it came from, so a ch
   page is read;
 - a page whose text is links to other pages (a generated index, a contents page) is not read at all,
   and the library's report says so (``links_page``); a table of contents inside a page (paragraphs of
-  title, dot leader and page number, as a word processor exports them) is no text (``_contents``).
+  title, dot leader and page number, as a word processor exports them; or a list of links to the page's
+  own sections further down, as a FAQ lists its questions) is no text (``_contents``,
+  ``_linked_contents``).
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ import re
 from html.parser import HTMLParser
 
 from engine.ingest.blocks import BlockBuilder, Parsed
-from engine.ingest.contents import contents_entries, page_number
+from engine.ingest.contents import CONTENTS_IN_ORDER, contents_entries, in_order, page_number
 from engine.types import BlockKind
 
 SKIP = {"script", "style", "nav", "header", "footer", "noscript", "template", "svg", "head", "iframe", "object"}
@@ -52,6 +54,7 @@ BOUNDARIES = {"div", "section", "article", "main", "body", "aside", "form", "tab
               "figure", "address", "details", "summary", "hr", "br", "fieldset", "center"}
 VOID = {"br", "hr", "img", "meta", "link", "input", "area", "base", "col", "embed", "source", "track", "wbr"}
 MAIN_SHARE = 0.5  # of the page's letters outside headings, inside its main content: enough to read only that
+IN_PAGE_LINK = 0.9  # of a block's letters inside links to anchors of the page: the block is only that link
 LINK_TEXT_MAX = 80  # letters: a longer link is no entry of a list of links (an <a> left open, a card)
 LINKS_PAGE_SHARE = 0.8  # of a page's letters outside headings, inside links: a page of links (``links_page``)
 LINKS_PAGE_MIN = 5  # links
@@ -71,6 +74,12 @@ class _Extractor(HTMLParser):
         self.hid = 0  # characters of text dropped that way
         self.hiding = False  # the open skipped element was dropped that way
         self.links: list[int] = []  # per open <a href>: the letters it holds so far
+        self.link_targets: list[str | None] = []  # per open <a href>: the anchor it points to in the page
+        self.anchors: dict[str, int] = {}  # each id (or <a name>) in the page: the blocks emitted before it
+        self.targets: list[str | None] = []  # per block emitted: the anchor it links to, when it is only that link
+        self.seen = (0, 0)  # letters, and letters inside links to anchors, when the last block was emitted
+        self.in_page_letters = 0  # letters inside links to anchors of the page
+        self.target: str | None = None  # the first anchor the open block links to
         self.letters = 0  # letters of the page's text outside headings
         self.link_letters = 0  # of those, inside links that close holding LINK_TEXT_MAX letters at most
         self.link_count = 0  # those links
@@ -111,9 +120,13 @@ class _Extractor(HTMLParser):
 
     def _emit(self, kind: str, body: str, first: int, last: int, *, level: int = 0, context: str = "",
               group: int = -1) -> None:
+        letters, linked = self.letters - self.seen[0], self.in_page_letters - self.seen[1]
+        target, self.target, self.seen = self.target, None, (self.letters, self.in_page_letters)
         if not body:
             return
-        self.emits.append(body if kind in ("paragraph", "list_item") else "")
+        leaf = kind in ("paragraph", "list_item")
+        self.targets.append(target if leaf and letters and linked >= IN_PAGE_LINK * letters else None)
+        self.emits.append(body if leaf else "")
         if len(self.emits) - 1 in self.drop:
             return
         if self.out:
@@ -186,8 +199,12 @@ class _Extractor(HTMLParser):
         elif (tag == "main" or a.get("role", "").strip().lower() == "main") and tag not in VOID:
             self.mains += 1
             self.main_tag, self.main_depth = tag, 1
+        ident = a.get("id") or (a.get("name") if tag == "a" else "")
+        if ident:
+            self.anchors.setdefault(ident, len(self.emits))
         if tag == "a" and "href" in a:
             self.links.append(0)
+            self.link_targets.append(a["href"][1:] if a["href"].startswith("#") and len(a["href"]) > 1 else None)
         elif tag == "div":
             self.div_classes.append(a.get("class", ""))
         elif tag in SECTIONS:
@@ -286,6 +303,7 @@ class _Extractor(HTMLParser):
             self._flush()
         if tag == "a" and self.links:
             held = self.links.pop()
+            self.link_targets.pop()
             if held <= LINK_TEXT_MAX:  # a link as a list of them holds; not an <a> around the page
                 self.link_letters += held
                 self.link_count += 1
@@ -311,6 +329,9 @@ class _Extractor(HTMLParser):
             self.letters += letters
             if self.links:
                 self.links[-1] += letters
+                if self.link_targets[-1] is not None:
+                    self.in_page_letters += letters
+                    self.target = self.target or self.link_targets[-1]
         if self.cell is not None:
             self.cell.append(data)
             return
@@ -384,7 +405,7 @@ def parse_html(source: str) -> Parsed | str:
     if links_page(p.letters, p.link_letters, p.link_count):
         return (f"a page of links (an index or contents page): {p.link_letters / p.letters:.0%} of its text "
                 f"is {p.link_count} links to other pages")
-    contents = _contents(p.emits)
+    contents = _contents(p.emits) | _linked_contents(p.targets, p.anchors)
     return _parse(source, unseen=p.unseen, drop=contents, main_only=p.main_only)[0] if contents else parsed
 
 
@@ -399,6 +420,27 @@ def _contents(emits: list[str]) -> frozenset[int]:
             run.append(k)
             continue
         out += [run[i] for i in contents_entries([emits[j] for j in run])]
+        run = []
+    return frozenset(out)
+
+
+def _linked_contents(targets: list[str | None], anchors: dict[str, int]) -> frozenset[int]:
+    """The paragraphs and list items that are a contents list of the page itself: runs of consecutive
+    blocks that are each only a link to an anchor further down, three places or more, each once and
+    in the page's order (``engine.ingest.contents.in_order``; a FAQ's list of its questions, Sphinx's
+    ``.. contents::``, a word processor's linked contents). Read as passages, the list would answer
+    for the questions whose answers lie below it."""
+    out: list[int] = []
+    run: list[int] = []
+    for k, target in enumerate([*targets, None]):
+        if target is not None:
+            run.append(k)
+            continue
+        places = [anchors.get(targets[j] or "", -1) for j in run]
+        places = [q for i, q in enumerate(places) if i == 0 or q != places[i - 1]]  # an entry in two blocks: one
+        if (run and min(places) > run[-1] and len(set(places)) >= CONTENTS_IN_ORDER * len(places)
+                and in_order(places)):
+            out += run
         run = []
     return frozenset(out)
 

@@ -242,6 +242,24 @@ def test_a_table_of_contents_inside_a_page_is_no_text_but_dot_leaders_before_val
     assert f"Nozzle{'.' * 20} 210" in doc.text and f"Fan speed{'.' * 20} 100" in doc.text
 
 
+def test_a_list_of_links_to_the_pages_own_sections_is_no_text(lib: Path) -> None:
+    # a FAQ's index of its questions would answer for them, above the answers it points to; links
+    # to anchors out of order, or back up the page, are text
+    qs = ["Can I include Splint in my distribution?", "Which compilers does Splint support?",
+          "Does Splint handle C++?"]
+    index = "<ul>" + "".join(f'<li><a href="#q{k}">{q}<br/></a></li>' for k, q in enumerate(qs)) + "</ul>"
+    body = "".join(f'<h3 id="q{k}">{q}</h3><p>Answer {k}: see the licence notes.</p>' for k, q in enumerate(qs))
+    doc, _chunks = chunks_of(lib, "faq.html", f"<html><body><h1>FAQ</h1>{index}{body}</body></html>")
+    assert doc.text.count("Which compilers does Splint support?") == 1  # the heading, not the index entry
+    assert "Answer 2: see the licence notes." in doc.text
+    shuffled = "<ul>" + "".join(f'<li><a href="#q{k}">{qs[k]}</a></li>' for k in (2, 0, 1)) + "</ul>"
+    doc, _chunks = chunks_of(lib, "faq2.html", f"<html><body><h1>FAQ</h1>{shuffled}{body}</body></html>")
+    assert doc.text.count("Which compilers does Splint support?") == 2
+    back = "<ul>" + "".join(f'<li><a href="#q{k}">Back to question {k}</a></li>' for k in range(3)) + "</ul>"
+    doc, _chunks = chunks_of(lib, "faq3.html", f"<html><body><h1>FAQ</h1>{body}{back}</body></html>")
+    assert "Back to question 2" in doc.text
+
+
 def test_a_page_with_links_in_its_text_is_read(lib: Path) -> None:
     # links inside prose, and one anchor left open over the rest of the page, are not a page of links
     prose = ('<html><body><h1>Calibration</h1><p>Connect the probe (see <a href="kit.html">Kit</a>). '
