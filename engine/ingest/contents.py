@@ -21,7 +21,9 @@ from collections.abc import Sequence
 
 __all__ = ["CONTENTS_IN_ORDER", "CONTENTS_MIN", "contents_entries", "in_order", "page_number"]
 
-_ENTRY = re.compile(r"\S.*?(?:\.{4,}|…{2,}|(?:\.\s){4,}|·{4,}|_{4,})\s*(\d{1,4})\s*$")
+# a title, a leader (four dots, middle dots or underscores, spaced or not and mixed with ellipses, or two
+# ellipses) and a page number
+_ENTRY = re.compile(r"\S.*?(?:[.…·_](?:\s?[.…·_]){3,}|…\s?…)\s*(\d{1,4})\s*$")
 CONTENTS_MIN = 3  # entries, their page numbers in order, that make a table of contents
 CONTENTS_IN_ORDER = 0.75  # the share of them whose numbers must run in page order (a few may be stale)
 ENTRY_MAX = 400  # characters: a longer line is no contents entry (and is not searched for one)

@@ -409,7 +409,8 @@ def test_a_table_of_contents_is_no_text_but_dot_leaders_before_values_are() -> N
         return [{"t": t, "s": 10.0, "y": 700.0 - 12 * i, "c": []} for i, t in enumerate(texts)]
 
     contents = page("Table of Contents", "1 Introduction ................ 3", "2 Wiring . . . . . . . . 7",
-                    "2.1 Power wiring ……… 7", "3 Firmware ____________ 12", "Produced by the maker")
+                    "2.1 Power wiring ……… 7", "3 Firmware ____________ 12", "4. Results ……………………. 17",
+                    "5. Calculation …………………... 21", "Produced by the maker")
     assert [x["t"] for x in without_contents(contents)] == ["Table of Contents", "Produced by the maker"]
     specs = page("Nozzle temperature ........ 210", "Bed temperature ........ 60", "Fans ........ 6")
     assert without_contents(specs) == specs  # values, not page numbers in order
@@ -473,6 +474,28 @@ def test_a_contents_list_linked_to_its_sections_is_no_text_with_or_without_page_
     for kept in ("Every label below opens the wiring sheet.", "CELL1+", "CELL4+",
                  "Before you start, read the part on menus."):
         assert kept in doc.text
+
+
+def test_a_composite_fonts_glyphs_left_out_of_its_widths_take_its_default_width() -> None:
+    # a subset font's /W array lists some glyphs and leaves the rest to /DW ("i" and "l" here): a word
+    # holding one is measured all the same, so the gap before the next word is read as a space
+    from pypdf.generic import ArrayObject, DictionaryObject, NameObject, NumberObject, StreamObject
+
+    from engine.ingest.pdf import _font_widths
+
+    to_unicode = StreamObject()
+    to_unicode.set_data(b"begincmap 1 begincodespacerange <0000> <FFFF> endcodespacerange 3 beginbfchar "
+                        b"<0041> <0069> <0042> <006C> <0043> <006F> endbfchar endcmap")
+    cid = DictionaryObject({NameObject("/Type"): NameObject("/Font"), NameObject("/Subtype"): NameObject("/CIDFontType2"),
+                            NameObject("/BaseFont"): NameObject("/AAAAAA+Sans"), NameObject("/DW"): NumberObject(225),
+                            NameObject("/W"): ArrayObject([NumberObject(0x43), ArrayObject([NumberObject(572)])])})
+    font = DictionaryObject({NameObject("/Type"): NameObject("/Font"), NameObject("/Subtype"): NameObject("/Type0"),
+                             NameObject("/BaseFont"): NameObject("/AAAAAA+Sans"),
+                             NameObject("/Encoding"): NameObject("/Identity-H"),
+                             NameObject("/DescendantFonts"): ArrayObject([cid]), NameObject("/ToUnicode"): to_unicode})
+    em = _font_widths(font)
+    assert em is not None and em("o") == 0.572 and math.isclose(em("oil"), 0.572 + 2 * 0.225)
+    assert em("x") is None  # not a glyph of this font: no width guessed
 
 
 def test_a_sentence_set_as_a_heading_or_bookmarked_is_a_statement_not_a_heading(lib: Path) -> None:
