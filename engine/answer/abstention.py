@@ -75,7 +75,7 @@ class Verdict:
     @property
     def why(self) -> str:
         return (f"the closest passages do not answer it: answerability {self.probability:.2f} "
-                f"below {self.threshold:.2f}")
+                f"below {self.threshold:.2f}; {self.variant}")
 
 
 def evidence_features(question: str, result: SearchResult, library, a: Assessment,

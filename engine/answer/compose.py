@@ -58,10 +58,10 @@ def compose_answer(question: str, result: SearchResult, library, config: Config,
                       notes=tuple(notes + ["no passage passed the filters"]))
     a = _assess_looking_past_context(question, result, library, config, notes)
     verdict = answerability(question, result, library, a, config)
+    if abstains(a, abstain_threshold(config)) if verdict is None else (verdict.abstain or not a.units):
+        return _abstention(question, result, library, config, a, verdict, notes)  # its reason says the score
     if verdict is not None:
         notes.append(verdict.note)
-    if abstains(a, abstain_threshold(config)) if verdict is None else (verdict.abstain or not a.units):
-        return _abstention(question, result, library, config, a, verdict, notes)
     chosen = _choose(question, a, library, config)
     related = _conditions(a, chosen, question, library)
     _add_task_units(question, chosen, a, library, related)
