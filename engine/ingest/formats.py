@@ -14,8 +14,35 @@ FORMATS: dict[str, Format] = {".md": "markdown", ".markdown": "markdown", ".mdx"
 
 
 def format_of(path: str | PurePath) -> Format | None:
-    """The format a file is read as, by its name's suffix (None: not a manual's type)."""
-    return FORMATS.get(PurePath(path).suffix.lower())
+    """The format a file is read as, by its name's suffix (None: not a manual's type). A text copy of
+    a source file keeps the source's format: Sphinx keeps each page's source beside the built pages as
+    ``_sources/NAME.rst.txt`` (or ``.md.txt``), reStructuredText or Markdown, not plain text."""
+    p = PurePath(path)
+    fmt = FORMATS.get(p.suffix.lower())
+    if fmt == "text":
+        source = FORMATS.get(PurePath(p.stem).suffix.lower())
+        return source if source in ("rst", "markdown") else fmt
+    return fmt
+
+
+def source_of_page(path: PurePath, pages: set[PurePath]) -> PurePath | None:
+    """The built page among ``pages`` that ``path`` is the source copy of, or None: Sphinx copies each
+    page's source to ``_sources/`` beside the built HTML (``_sources/guide/wiring.rst.txt`` for
+    ``guide/wiring.html``). Read both, and every passage would come back twice, once as the page and
+    once as its markup."""
+    parts = path.parts
+    if "_sources" not in parts or path.suffix.lower() != ".txt":
+        return None
+    i = len(parts) - 1 - parts[::-1].index("_sources")
+    name = path.name[:-len(".txt")]
+    stem, dot, ext = name.rpartition(".")
+    if dot and "." + ext.lower() in FORMATS:
+        name = stem  # NAME.rst.txt -> NAME
+    for suffix in (".html", ".htm"):
+        page = PurePath(*parts[:i], *parts[i + 1:-1], name + suffix)
+        if page in pages:
+            return page
+    return None
 
 
 def holds_manuals(root: Path) -> bool:

@@ -4,7 +4,10 @@
 ``fieldqa.toml``, are ignored); ``read_document`` reads one; ``iter_library`` does both
 and yields, in path order, ``(Document, blocks)`` for each good file and an
 ``IngestIssue`` for each skipped one (``severity="skipped"``) or each problem in a file
-that was still read (``severity="warning"``, yielded before that file's document).
+that was still read (``severity="warning"``, yielded before that file's document). The copies of
+pages' sources a documentation build keeps beside them (Sphinx's ``_sources/``) come last: one whose
+page was read is skipped, as its duplicate (``engine.ingest.formats.source_of_page``); one whose page
+was not (a page of links) is read in its place.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from typing import Iterator
 
 from engine.config import ChunkingConfig
 from engine.ingest.blocks import Parsed
-from engine.ingest.formats import FORMATS, format_of
+from engine.ingest.formats import FORMATS, format_of, source_of_page
 from engine.ingest.html import parse_html
 from engine.ingest.markdown import FrontMatterError, parse_markdown
 from engine.ingest.metadata import SIDECAR, Sidecar, build_meta, read_sidecar
@@ -34,6 +37,26 @@ MAX_LINE_CHARS = 200_000
 
 
 Item = tuple[Document, list[Block]] | IngestIssue
+UNSUPPORTED = "unsupported file type"  # how a skip for the file's type begins (``folded``)
+
+
+def folded(issues: list[IngestIssue]) -> list[IngestIssue]:
+    """The issues to show a person: the files skipped for their type (a built site's pictures, scripts
+    and style sheets: dozens) as one entry that counts them by type, where it stands first; the rest
+    as they are."""
+    types: dict[str, int] = {}
+    rest: list[IngestIssue] = []
+    for i in issues:
+        if i.severity == "skipped" and i.reason.startswith(UNSUPPORTED):
+            ext = Path(i.path).suffix.lower() or "(none)"
+            types[ext] = types.get(ext, 0) + 1
+        else:
+            rest.append(i)
+    if sum(types.values()) < 2:
+        return issues
+    counts = ", ".join(f"{n} {ext}" for ext, n in sorted(types.items(), key=lambda t: (-t[1], t[0])))
+    return [IngestIssue(f"{sum(types.values())} files ({counts})",
+                        f"{UNSUPPORTED}s (supported: {', '.join(sorted(FORMATS))})"), *rest]
 
 
 def scan_library(root: Path, config: ChunkingConfig) -> list[Path]:
@@ -82,8 +105,15 @@ def iter_library(root: Path, config: ChunkingConfig) -> Iterator[Item]:
     sidecar = read_sidecar(root)
     for problem in sidecar.problems:
         yield IngestIssue(SIDECAR, problem, "warning")
-    for path in scan_library(root, config):
-        if sidecar.excludes(relative_name(root, path)):
+    paths = [p for p in scan_library(root, config) if not sidecar.excludes(relative_name(root, p))]
+    pages = {p for p in paths if format_of(p) == "html"}
+    sources = {p: page for p in paths if (page := source_of_page(p, pages)) is not None}
+    read: set[Path] = set()  # pages read (not skipped)
+    for path in [p for p in paths if p not in sources] + list(sources):  # a page before its source copy
+        page = sources.get(path)
+        if page in read:
+            yield IngestIssue(relative_name(root, path), f"the source of {relative_name(root, page)}, "
+                              "which is read instead (Sphinx keeps a copy of each page's source)")
             continue
         try:
             got = _read(root, path, config, sidecar)
@@ -93,6 +123,7 @@ def iter_library(root: Path, config: ChunkingConfig) -> Iterator[Item]:
         if isinstance(got, IngestIssue):
             yield got
             continue
+        read.add(path)
         doc, blocks, warnings = got
         yield from warnings
         yield doc, blocks
@@ -135,7 +166,7 @@ def _file_bytes(root: Path, path: Path, config: ChunkingConfig) -> tuple[Format,
     if not stat.S_ISREG(st.st_mode):
         return "not a regular file (device, FIFO or socket)"
     if fmt is None:
-        return f"unsupported file type '{path.suffix or '(none)'}' (supported: {', '.join(sorted(FORMATS))})"
+        return f"{UNSUPPORTED} '{path.suffix or '(none)'}' (supported: {', '.join(sorted(FORMATS))})"
     cap = config.max_file_mb * 1024 * 1024
     if st.st_size > cap:
         return f"larger than {config.max_file_mb:g} MB (chunking.max_file_mb): {st.st_size / 1048576:.1f} MB"

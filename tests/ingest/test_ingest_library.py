@@ -112,3 +112,41 @@ def test_bad_files_are_reported_and_good_files_chunked(tmp_path: Path) -> None:
         for c in chunks:
             assert doc.text[c.char_start:c.char_end] == c.text
             assert c.tokens <= 120 or c.tokens == approx_counter()(c.text) and len(c.text.split()) == 1
+
+
+def test_a_sphinx_builds_copies_of_sources_are_read_only_where_their_page_is_not(tmp_path: Path) -> None:
+    # Sphinx keeps each page's source as _sources/NAME.rst.txt beside NAME.html: read both, and
+    # every passage comes back twice. A page of links skipped, its source is read instead
+    from engine.ingest.formats import format_of, source_of_page
+
+    pages = {"guide/wiring.html": "<html><body><h1>Wiring</h1><p>Connect J3 before power-on.</p></body></html>",
+             "index.html": "<html><body><h1>Manual</h1><ul>" + "".join(
+                 f'<li><a href="{n}.html">{n}</a></li>' for n in ("install", "wiring", "menus", "faq", "safety"))
+                 + "</ul></body></html>",
+             "_sources/guide/wiring.rst.txt": "Wiring\n======\n\nConnect J3 before power-on.\n",
+             "_sources/index.rst.txt": "Manual\n======\n\nThis manual covers the P1125.\n\n.. toctree::\n\n   wiring\n",
+             "_sources/v1.2-notes.md.txt": "# Notes\n\nRelease notes.\n"}
+    for rel, text in pages.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    items = list(iter_library(tmp_path, ChunkingConfig()))
+    read = {i[0].path: i[0] for i in items if not isinstance(i, IngestIssue)}
+    skipped = {i.path: i.reason for i in items if isinstance(i, IngestIssue)}
+    assert "the source of guide/wiring.html" in skipped["_sources/guide/wiring.rst.txt"]
+    assert "a page of links" in skipped["index.html"]
+    assert set(read) == {"guide/wiring.html", "_sources/index.rst.txt", "_sources/v1.2-notes.md.txt"}
+    assert read["_sources/index.rst.txt"].format == "rst" and "covers the P1125" in read["_sources/index.rst.txt"].text
+    assert read["_sources/v1.2-notes.md.txt"].format == "markdown" and format_of("readme.txt") == "text"
+    assert source_of_page(Path("_sources/v1.2-notes.md.txt"), {Path("v1.2-notes.html")}) == Path("v1.2-notes.html")
+
+
+def test_files_skipped_for_their_type_are_shown_as_one_count_by_type() -> None:
+    from engine.ingest.library import UNSUPPORTED, folded
+
+    issues = [IngestIssue(f"_images/p{k}.png", f"{UNSUPPORTED} '.png' (supported: .md)") for k in range(3)]
+    issues += [IngestIssue("_static/a.js", f"{UNSUPPORTED} '.js' (supported: .md)"),
+               IngestIssue("bad.pdf", "not a PDF (no %PDF header)"), IngestIssue("a.md", "odd", "warning")]
+    shown = folded(issues)
+    assert shown[0].path == "4 files (3 .png, 1 .js)" and shown[0].reason.startswith("unsupported file types")
+    assert shown[1:] == issues[4:]
+    assert folded(issues[3:]) == issues[3:]  # one such file is shown as it is
