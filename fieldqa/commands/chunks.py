@@ -8,6 +8,7 @@ from pathlib import Path
 
 from engine.config import Config
 from engine.ingest import iter_library, read_document, read_sidecar
+from engine.ingest.library import folded
 from engine.ingest.chunking import CountTokens, approx_counter, chunk_document, tokenizer_counter
 from engine.safety import json_dumps
 from engine.types import Chunk, IngestIssue
@@ -73,7 +74,7 @@ def show_chunks(args: argparse.Namespace) -> int:
     skipped = [i for i in issues if i.severity == "skipped"]
     print(f"\n{docs} documents, {len(chunks)} chunks, {len(skipped)} skipped, "
           f"{len(issues) - len(skipped)} warnings")
-    for i in issues:
+    for i in folded(issues):
         print(f"  {i.severity:<8} {safe(i.path)}: {safe(i.reason)}")
     return 0
 

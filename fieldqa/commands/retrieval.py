@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.config import Config
+from engine.ingest.library import folded
 from engine.errors import IndexBusy, IndexCorrupt
 from engine.safety import json_dumps, terminal_safe as safe
 from engine.types import SearchResult, Trace
@@ -240,7 +241,7 @@ def cmd_index(args: argparse.Namespace) -> int:
         print(f"indexed {report.documents} documents, {report.chunks} chunks "
               f"({report.unchanged} unchanged, {report.removed} removed) in {time.monotonic() - t0:.1f} s")
         print(f"index: {lib.store.dir}")
-        for issue in report.issues:
+        for issue in folded(list(report.issues)):
             print(f"  {issue.severity}: {safe(issue.path)}: {safe(issue.reason)}")
     finally:
         lib.close()
