@@ -1,12 +1,13 @@
-"""The file types a library may hold, and whether a folder holds any (cheap: no parser is
-imported, so the CLI can refuse an empty folder before anything is opened or created)."""
+"""The file types a library may hold, whether a folder holds any (cheap: no parser is imported, so the
+CLI can refuse an empty folder before anything is opened or created), and how the files skipped for
+their type are shown (``folded``)."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path, PurePath
 
-from engine.types import Format
+from engine.types import Format, IngestIssue
 
 FORMATS: dict[str, Format] = {".md": "markdown", ".markdown": "markdown", ".mdx": "markdown",
                               ".html": "html", ".htm": "html", ".pdf": "pdf", ".txt": "text", ".text": "text",
@@ -52,3 +53,24 @@ def holds_manuals(root: Path) -> bool:
         if any(not f.startswith(".") and format_of(f) for f in filenames):
             return True
     return False
+
+
+UNSUPPORTED = "unsupported file type"  # how a skip for the file's type begins (``folded``)
+
+
+def folded(issues: list[IngestIssue]) -> list[IngestIssue]:
+    """The issues to show a person: first one entry that counts the files skipped for their type, by
+    type (a built site's pictures, scripts and style sheets: dozens of them), then the rest as they are."""
+    types: dict[str, int] = {}
+    rest: list[IngestIssue] = []
+    for i in issues:
+        if i.severity == "skipped" and i.reason.startswith(UNSUPPORTED):
+            ext = Path(i.path).suffix.lower() or "(none)"
+            types[ext] = types.get(ext, 0) + 1
+        else:
+            rest.append(i)
+    if sum(types.values()) < 2:
+        return issues
+    counts = ", ".join(f"{n} {ext}" for ext, n in sorted(types.items(), key=lambda t: (-t[1], t[0])))
+    return [IngestIssue(f"{sum(types.values())} files ({counts})",
+                        f"{UNSUPPORTED}s (supported: {', '.join(sorted(FORMATS))})"), *rest]

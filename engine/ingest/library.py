@@ -22,7 +22,7 @@ from typing import Iterator
 
 from engine.config import ChunkingConfig
 from engine.ingest.blocks import Parsed
-from engine.ingest.formats import FORMATS, format_of, source_of_page
+from engine.ingest.formats import FORMATS, UNSUPPORTED, format_of, source_of_page
 from engine.ingest.html import parse_html
 from engine.ingest.markdown import FrontMatterError, parse_markdown
 from engine.ingest.metadata import SIDECAR, Sidecar, build_meta, read_sidecar
@@ -37,26 +37,6 @@ MAX_LINE_CHARS = 200_000
 
 
 Item = tuple[Document, list[Block]] | IngestIssue
-UNSUPPORTED = "unsupported file type"  # how a skip for the file's type begins (``folded``)
-
-
-def folded(issues: list[IngestIssue]) -> list[IngestIssue]:
-    """The issues to show a person: the files skipped for their type (a built site's pictures, scripts
-    and style sheets: dozens) as one entry that counts them by type, where it stands first; the rest
-    as they are."""
-    types: dict[str, int] = {}
-    rest: list[IngestIssue] = []
-    for i in issues:
-        if i.severity == "skipped" and i.reason.startswith(UNSUPPORTED):
-            ext = Path(i.path).suffix.lower() or "(none)"
-            types[ext] = types.get(ext, 0) + 1
-        else:
-            rest.append(i)
-    if sum(types.values()) < 2:
-        return issues
-    counts = ", ".join(f"{n} {ext}" for ext, n in sorted(types.items(), key=lambda t: (-t[1], t[0])))
-    return [IngestIssue(f"{sum(types.values())} files ({counts})",
-                        f"{UNSUPPORTED}s (supported: {', '.join(sorted(FORMATS))})"), *rest]
 
 
 def scan_library(root: Path, config: ChunkingConfig) -> list[Path]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from engine.config import Config
 from engine.ingest import iter_library, read_document, read_sidecar
-from engine.ingest.library import folded
+from engine.ingest.formats import folded
 from engine.ingest.chunking import CountTokens, approx_counter, chunk_document, tokenizer_counter
 from engine.safety import json_dumps
 from engine.types import Chunk, IngestIssue

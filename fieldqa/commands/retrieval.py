@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.config import Config
-from engine.ingest.library import folded
+from engine.ingest.formats import folded
 from engine.errors import IndexBusy, IndexCorrupt
 from engine.safety import json_dumps, terminal_safe as safe
 from engine.types import SearchResult, Trace

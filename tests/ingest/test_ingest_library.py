@@ -141,7 +141,7 @@ def test_a_sphinx_builds_copies_of_sources_are_read_only_where_their_page_is_not
 
 
 def test_files_skipped_for_their_type_are_shown_as_one_count_by_type() -> None:
-    from engine.ingest.library import UNSUPPORTED, folded
+    from engine.ingest.formats import UNSUPPORTED, folded
 
     issues = [IngestIssue(f"_images/p{k}.png", f"{UNSUPPORTED} '.png' (supported: .md)") for k in range(3)]
     issues += [IngestIssue("_static/a.js", f"{UNSUPPORTED} '.js' (supported: .md)"),

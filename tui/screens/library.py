@@ -13,6 +13,7 @@ from textual.containers import Horizontal
 from textual.widgets import Checkbox, DataTable, Footer, Input, Static
 
 from engine.config import FilterConfig
+from engine.ingest.formats import folded
 from tui.engine_port import DocumentRow
 from tui.screens.base import FieldQAScreen
 from tui.widgets.build_status import BuildStatus
@@ -78,7 +79,7 @@ class LibraryScreen(FieldQAScreen):
                 Text(m.date.isoformat() if m.date else "—"), literal_text(d.path), key=d.path,
             )
             issues.extend(d.issues)
-        issues = list(dict.fromkeys((*issues, *self.fq.ingest_issues)))
+        issues = folded(list(dict.fromkeys((*issues, *self.fq.ingest_issues))))
         chunks = sum(d.chunks for d in documents)
         self.query_one("#library-summary", Static).update(
             f"{len(documents)} documents · {chunks} chunks · {len(issues)} ingestion issues"
