@@ -65,14 +65,14 @@ class _Extractor(HTMLParser):
     def __init__(self, unseen: bool = True, drop: frozenset[int] = frozenset(), main_only: bool = False) -> None:
         super().__init__(convert_charrefs=True)
         self.unseen = unseen  # drop what says it is navigation or hidden (``_unseen``)
+        self.hid = 0  # characters of text dropped that way
+        self.hiding = False  # the open skipped element was dropped that way
         self.main_only = main_only  # read only the text inside elements that say they are the main content
         self.mains = 0  # such elements seen (<main>, role="main")
         self.main_tag = ""  # the open one's tag
         self.main_depth = 0  # its tag's open elements, itself included (0: none open)
         self.drop = drop  # blocks left out, by their number in emitting order (a table of contents)
         self.emits: list[str] = []  # each block emitted: a paragraph's or list item's text, else ""
-        self.hid = 0  # characters of text dropped that way
-        self.hiding = False  # the open skipped element was dropped that way
         self.links: list[int] = []  # per open <a href>: the letters it holds so far
         self.link_targets: list[str | None] = []  # per open <a href>: the anchor it points to in the page
         self.anchors: dict[str, int] = {}  # each id (or <a name>) in the page: the blocks emitted before it
