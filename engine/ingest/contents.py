@@ -19,22 +19,28 @@ import bisect
 import re
 from collections.abc import Sequence
 
-__all__ = ["CONTENTS_IN_ORDER", "CONTENTS_MIN", "contents_entries", "in_order", "page_number"]
+__all__ = ["CONTENTS_IN_ORDER", "CONTENTS_MIN", "contents_entries", "entry", "in_order", "page_number"]
 
 # a title, a leader (four dots, middle dots or underscores, spaced or not and mixed with ellipses, or two
-# ellipses) and a page number
-_ENTRY = re.compile(r"\S.*?(?:[.…·_](?:\s?[.…·_]){3,}|…\s?…)\s*(\d{1,4})\s*$")
+# ellipses) and a page number (an index's entry may name more: "21, 33", "7-9"; the first is kept)
+_ENTRY = re.compile(r"(\S.*?)\s*(?:[.…·_](?:\s?[.…·_]){3,}|…\s?…)\s*(\d{1,4})(?:\s*[,–-]\s*\d{1,4})*\s*$")
 CONTENTS_MIN = 3  # entries, their page numbers in order, that make a table of contents
 CONTENTS_IN_ORDER = 0.75  # the share of them whose numbers must run in page order (a few may be stale)
 ENTRY_MAX = 400  # characters: a longer line is no contents entry (and is not searched for one)
 
 
-def page_number(text: str) -> int | None:
-    """The page number of a contents entry (title, dot leader, number), or None: not an entry."""
+def entry(text: str) -> tuple[str, int] | None:
+    """A contents or index entry's title and page number (title, dot leader, number), or None."""
     if len(text) > ENTRY_MAX or not text.rstrip()[-1:].isdigit():
         return None
     m = _ENTRY.fullmatch(text)
-    return int(m.group(1)) if m else None
+    return (m.group(1), int(m.group(2))) if m else None
+
+
+def page_number(text: str) -> int | None:
+    """The page number of a contents entry, or None: not an entry."""
+    e = entry(text)
+    return e[1] if e else None
 
 
 def contents_entries(texts: Sequence[str]) -> list[int]:

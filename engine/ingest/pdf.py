@@ -33,7 +33,8 @@ on their pages (and bold type at the body's size, where the body is seldom bold:
 
 A table of contents (titles, dot leaders, page numbers in order; or entries that are links to
 their sections, in order: ``without_contents``) is no text: it repeats every section's title and
-would answer for them. A word hyphenated over two
+would answer for them; nor is a back-of-book index, whose entries are found on the pages they name
+(``without_index``). A word hyphenated over two
 lines of a paragraph ("Verlänge-" / "rungskabel") is one word again (``dehyphenate``), so it is
 found and quoted whole.
 
@@ -51,6 +52,7 @@ import json
 import math
 import os
 import re
+import statistics
 import subprocess
 import sys
 import unicodedata
@@ -60,7 +62,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.ingest.blocks import BlockBuilder, Parsed
-from engine.ingest.contents import CONTENTS_IN_ORDER, contents_entries, in_order
+from engine.ingest.contents import CONTENTS_IN_ORDER, contents_entries, entry, in_order
 from engine.lang.outline import Outline
 from engine.lang.words import terms
 
@@ -128,6 +130,7 @@ def build_blocks(data: dict) -> Parsed | PdfFailure:
     body = sizes.most_common(1)[0][0]
     kept = [wrapped_cells(dehyphenate(without_contents([ln for k, ln in enumerate(lines) if k not in furniture])))
             for lines, furniture in zip(pages, page_furniture(pages))]
+    kept = without_index(kept)
     marked = outline_heads(kept, data.get("outline") or [])
     bold = bold_marks_headings(kept, body)
     heads: list[set[int]] = ([set(m) for m in marked] if marked is not None
@@ -185,6 +188,49 @@ def without_contents(lines: list[dict]) -> list[dict]:
     drop = _linked_runs(lines)
     drop.update(contents_entries([ln["t"] for ln in lines]))
     return [ln for k, ln in enumerate(lines) if k not in drop] if drop else lines
+
+
+INDEX_MIN = 10  # entries (title, leader, page number) on a page that make it a candidate index page
+INDEX_FOUND = 0.5  # the share of them found on the pages they name that makes it an index
+INDEX_PEAK = 3.0  # ... at an offset finding this many times the median offset's count (a page-specific match)
+INDEX_OFFSETS = range(-10, 31)  # printed page numbers less the file's page numbers tried
+
+
+def without_index(pages: list[list[dict]]) -> list[list[dict]]:
+    """The pages less their back-of-book index: a page of ``INDEX_MIN`` entries or more (title, leader,
+    page numbers; a contents list in page order is gone already) half of which or more are found on
+    the pages they name, most of their title's words there, at the one offset between printed and
+    file page numbers that finds most (``INDEX_OFFSETS``: a cover and front matter go unnumbered), and
+    only there (``INDEX_PEAK``). Read as passages an index outranks the pages it names for their own
+    terms ("Absolute Maximum Ratings ........ 49": a datasheet's five pages of them). A parts or
+    specification list set with leaders names no pages, so no offset finds its lines more than another,
+    and it stays."""
+    entries = [[(k, _words(e[0]), e[1]) for k, ln in enumerate(lines) if (e := entry(ln["t"])) is not None]
+               for lines in pages]
+    candidates = [p for p, es in enumerate(entries) if len(es) >= INDEX_MIN]
+    if not candidates:
+        return pages
+    words = [_words(" ".join(ln["t"] for ln in lines)) for lines in pages]
+
+    def found(p: int, title: set[str], n: int, off: int) -> bool:
+        q = n - 1 + off
+        return bool(title) and 0 <= q < len(pages) and q != p and len(title & words[q]) >= 0.6 * len(title)
+
+    hits = {off: sum(found(p, t, n, off) for p in candidates for _k, t, n in entries[p]) for off in INDEX_OFFSETS}
+    best = max(INDEX_OFFSETS, key=lambda off: (hits[off], -abs(off)))
+    if hits[best] < INDEX_PEAK * max(statistics.median(hits.values()), 1.0):
+        return pages
+    out = list(pages)
+    for p in candidates:
+        if sum(found(p, t, n, best) for _k, t, n in entries[p]) >= INDEX_FOUND * len(entries[p]):
+            drop = {k for k, _t, _n in entries[p]}
+            out[p] = [ln for k, ln in enumerate(pages[p]) if k not in drop]
+    return out
+
+
+def _words(text: str) -> set[str]:
+    """The words of a text, lower case, two characters or more: a title's compared with a page's."""
+    return {w for w in re.findall(r"[^\W_]{2,}", text.lower())}
 
 
 def _linked_runs(lines: list[dict]) -> set[int]:

@@ -433,6 +433,27 @@ def test_a_table_of_contents_is_no_text_but_dot_leaders_before_values_are() -> N
     assert without_contents(labels) == labels
 
 
+def test_a_back_of_book_index_is_no_text_but_a_parts_list_with_leaders_is() -> None:
+    # a datasheet's index: alphabetical, so not in page order, but each entry's words are on the page
+    # it names (printed numbers two behind the file's: a cover and a contents page go unnumbered)
+    from engine.ingest.pdf import without_index
+
+    def page(*texts: str) -> list[dict]:
+        return [{"t": t, "s": 10.0, "y": 700.0 - 12 * i, "c": []} for i, t in enumerate(texts)]
+
+    topics = ["Absolute maximum ratings", "Brown-out reset", "Clock sources", "Data EEPROM", "External interrupt",
+              "Fuse settings", "General purpose registers", "Hardware stack", "Instruction set", "Jitter budget",
+              "Keypad scanning", "Low power sleep"]
+    body = [page("Cover"), page("Contents")] + [page(f"{t} are described here.", "More text.") for t in topics]
+    index = page("INDEX", *[f"{t} {'.' * 30} {n}" for n, t in enumerate(topics, start=1)][::-1])  # out of order
+    parts = page("Parts", *[f"{t} {'.' * 30} {n}" for n, t in
+                            enumerate(["Bolt M3", "Nut M3", "Washer", "Spring", "Cable tie", "Heat sink", "Fan 40 mm",
+                                       "Fuse 2 A", "Relay", "Terminal", "Spacer", "Label"], start=3)][::-1])
+    got = without_index([*body, index, parts])
+    assert [ln["t"] for ln in got[-2]] == ["INDEX"]
+    assert got[-1] == parts and got[:-2] == body
+
+
 def test_a_contents_list_linked_to_its_sections_is_no_text_with_or_without_page_numbers(lib: Path) -> None:
     # OpenGD77's guide: five pages of bulleted entries, no dot leaders, no page numbers, each entry a
     # link to its section. Links in a paragraph stay text, and so do labels linked over and over to
