@@ -7,10 +7,11 @@ update them leaves a few numbers out of order (MD Dumper's "Extra Hardware Suppo
 entries "… 14"), so three in four in order (``CONTENTS_IN_ORDER``) are enough. Dot leaders before
 values that do not run in order (a specification list "Nozzle ......... 210") are text.
 
-PDF asks this of each page's lines (``engine.ingest.pdf.without_contents``, which also knows contents
-whose entries are links), HTML of each run of consecutive paragraphs (a Word export's ``MsoToc``
-paragraphs: ``engine.ingest.html``), plain text of each run of consecutive lines
-(``engine.ingest.text.without_contents``).
+PDF asks this of each page's lines (``engine.ingest.pdf.without_contents``), HTML of each run of
+consecutive paragraphs (a Word export's ``MsoToc`` paragraphs: ``engine.ingest.html``), plain text of
+each run of consecutive lines (``engine.ingest.text.without_contents``): ``contents_runs``. Contents
+whose entries are links (PDF annotations, HTML anchors) are judged by where they point
+(``places_in_order``).
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ import bisect
 import re
 from collections.abc import Sequence
 
-__all__ = ["CONTENTS_IN_ORDER", "CONTENTS_MIN", "contents_entries", "entry", "in_order", "page_number"]
+__all__ = ["CONTENTS_IN_ORDER", "CONTENTS_MIN", "contents_entries", "contents_runs", "entry", "in_order",
+           "page_number", "places_in_order", "runs"]
 
 # a title, a leader (four dots, middle dots or underscores, spaced or not and mixed with ellipses, or two
 # ellipses) and a page number (an index's entry may name more: "21, 33", "7-9"; the first is kept)
@@ -48,6 +50,33 @@ def contents_entries(texts: Sequence[str]) -> list[int]:
     of them or more, ``CONTENTS_IN_ORDER`` of their numbers in page order); else none."""
     found = [(k, n) for k, t in enumerate(texts) if (n := page_number(t)) is not None]
     return [k for k, _n in found] if in_order([n for _k, n in found]) else []
+
+
+def contents_runs(texts: Sequence[str]) -> list[int]:
+    """The indices of ``texts`` (a page's paragraphs, a text file's lines) in runs of consecutive
+    entries that make contents (``contents_entries``, each run judged on its own)."""
+    return [run[i] for run in runs([page_number(t) is not None for t in texts])
+            for i in contents_entries([texts[k] for k in run])]
+
+
+def places_in_order(places: Sequence) -> bool:
+    """Whether the places a run of linked entries points to make a contents list: each place once
+    (consecutive repeats are one entry wrapped over two lines), ``CONTENTS_IN_ORDER`` of them
+    distinct, and in the document's order (``in_order``)."""
+    places = [p for i, p in enumerate(places) if i == 0 or p != places[i - 1]]
+    return len(set(places)) >= CONTENTS_IN_ORDER * len(places) and in_order(places)
+
+
+def runs(marked: Sequence[bool]) -> list[list[int]]:
+    """The indices of each run of consecutive marked items."""
+    out: list[list[int]] = []
+    for k, m in enumerate(marked):
+        if m:
+            if out and out[-1][-1] == k - 1:
+                out[-1].append(k)
+            else:
+                out.append([k])
+    return out
 
 
 def in_order(places: Sequence) -> bool:

@@ -27,7 +27,7 @@ lines); each block records the lines of the ``.html`` file it came from, so a ch
 - a page whose text is links to other pages (a generated index, a contents page) is not read at all,
   and the library's report says so (``links_page``); a table of contents inside a page (paragraphs of
   title, dot leader and page number, as a word processor exports them; or a list of links to the page's
-  own sections further down, as a FAQ lists its questions) is no text (``_contents``,
+  own sections further down, as a FAQ lists its questions) is no text (``engine.ingest.contents.contents_runs``,
   ``_linked_contents``).
 """
 
@@ -37,7 +37,7 @@ import re
 from html.parser import HTMLParser
 
 from engine.ingest.blocks import BlockBuilder, Parsed
-from engine.ingest.contents import CONTENTS_IN_ORDER, contents_entries, in_order, page_number
+from engine.ingest.contents import contents_runs, places_in_order, runs
 from engine.types import BlockKind
 
 SKIP = {"script", "style", "nav", "header", "footer", "noscript", "template", "svg", "head", "iframe", "object"}
@@ -405,44 +405,22 @@ def parse_html(source: str) -> Parsed | str:
     if links_page(p.letters, p.link_letters, p.link_count):
         return (f"a page of links (an index or contents page): {p.link_letters / p.letters:.0%} of its text "
                 f"is {p.link_count} links to other pages")
-    contents = _contents(p.emits) | _linked_contents(p.targets, p.anchors)
+    contents = frozenset(contents_runs(p.emits)) | frozenset(_linked_contents(p.targets, p.anchors))
     return _parse(source, unseen=p.unseen, drop=contents, main_only=p.main_only)[0] if contents else parsed
 
 
-def _contents(emits: list[str]) -> frozenset[int]:
-    """The paragraphs that are a table of contents (``engine.ingest.contents``): runs of consecutive
-    entries, title, dot leader and page number, in page order (a Word export's ``MsoToc``
-    paragraphs: the Splint manual's 146)."""
-    out: list[int] = []
-    run: list[int] = []
-    for k, text in enumerate([*emits, ""]):
-        if text and page_number(text) is not None:
-            run.append(k)
-            continue
-        out += [run[i] for i in contents_entries([emits[j] for j in run])]
-        run = []
-    return frozenset(out)
-
-
-def _linked_contents(targets: list[str | None], anchors: dict[str, int]) -> frozenset[int]:
+def _linked_contents(targets: list[str | None], anchors: dict[str, int]) -> list[int]:
     """The paragraphs and list items that are a contents list of the page itself: runs of consecutive
     blocks that are each only a link to an anchor further down, three places or more, each once and
-    in the page's order (``engine.ingest.contents.in_order``; a FAQ's list of its questions, Sphinx's
-    ``.. contents::``, a word processor's linked contents). Read as passages, the list would answer
-    for the questions whose answers lie below it."""
+    in the page's order (``engine.ingest.contents.places_in_order``; a FAQ's list of its questions,
+    Sphinx's ``.. contents::``, a word processor's linked contents). Read as passages, the list would
+    answer for the questions whose answers lie below it."""
     out: list[int] = []
-    run: list[int] = []
-    for k, target in enumerate([*targets, None]):
-        if target is not None:
-            run.append(k)
-            continue
-        places = [anchors.get(targets[j] or "", -1) for j in run]
-        places = [q for i, q in enumerate(places) if i == 0 or q != places[i - 1]]  # an entry in two blocks: one
-        if (run and min(places) > run[-1] and len(set(places)) >= CONTENTS_IN_ORDER * len(places)
-                and in_order(places)):
+    for run in runs([t is not None for t in targets]):
+        places = [anchors.get(targets[k] or "", -1) for k in run]
+        if min(places) > run[-1] and places_in_order(places):
             out += run
-        run = []
-    return frozenset(out)
+    return out
 
 
 def links_page(letters: int, link_letters: int, links: int) -> bool:

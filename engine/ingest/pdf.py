@@ -48,6 +48,7 @@ keeps the estimate (``_advance``), and no space is guessed from it.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -62,7 +63,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.ingest.blocks import BlockBuilder, Parsed
-from engine.ingest.contents import CONTENTS_IN_ORDER, contents_entries, entry, in_order
+from engine.ingest.contents import contents_entries, entry, places_in_order, runs
 from engine.lang.outline import Outline
 from engine.lang.words import terms
 
@@ -205,12 +206,12 @@ def without_index(pages: list[list[dict]]) -> list[list[dict]]:
     terms ("Absolute Maximum Ratings ........ 49": a datasheet's five pages of them). A parts or
     specification list set with leaders names no pages, so no offset finds its lines more than another,
     and it stays."""
-    entries = [[(k, _words(e[0]), e[1]) for k, ln in enumerate(lines) if (e := entry(ln["t"])) is not None]
+    entries = [[(k, terms(e[0]), e[1]) for k, ln in enumerate(lines) if (e := entry(ln["t"])) is not None]
                for lines in pages]
     candidates = [p for p, es in enumerate(entries) if len(es) >= INDEX_MIN]
     if not candidates:
         return pages
-    words = [_words(" ".join(ln["t"] for ln in lines)) for lines in pages]
+    words = [terms(" ".join(ln["t"] for ln in lines)) for lines in pages]
 
     def found(p: int, title: set[str], n: int, off: int) -> bool:
         q = n - 1 + off
@@ -228,11 +229,6 @@ def without_index(pages: list[list[dict]]) -> list[list[dict]]:
     return out
 
 
-def _words(text: str) -> set[str]:
-    """The words of a text, lower case, two characters or more: a title's compared with a page's."""
-    return {w for w in re.findall(r"[^\W_]{2,}", text.lower())}
-
-
 def _linked_runs(lines: list[dict]) -> set[int]:
     """The lines of runs of consecutive linked lines (``_mark_linked``) that point to ``CONTENTS_MIN``
     places or more, each place once and in the file's order (``CONTENTS_IN_ORDER`` of them; an entry
@@ -241,16 +237,9 @@ def _linked_runs(lines: list[dict]) -> set[int]:
     line or two linked in a paragraph ("see section 1.1") stays, and so do a schematic's net labels,
     linked to and fro between the few sheets they run on."""
     out: set[int] = set()
-    run: list[int] = []
-    for k, ln in enumerate([*lines, {}]):
-        if ln.get("l"):
-            run.append(k)
-            continue
-        dests = [tuple(lines[i]["l"]) for i in run]
-        places = [d for j, d in enumerate(dests) if j == 0 or d != dests[j - 1]]  # an entry wrapped: one place
-        if len(set(places)) >= CONTENTS_IN_ORDER * len(places) and in_order(places):
+    for run in runs([bool(ln.get("l")) for ln in lines]):
+        if places_in_order([tuple(lines[k]["l"]) for k in run]):
             out.update(run)
-        run = []
     return out
 
 
@@ -914,7 +903,13 @@ def _destinations(reader: object) -> Callable[[object], tuple[int, float] | None
                    if p.indirect_reference is not None}
     except Exception:  # noqa: BLE001 - pages the reader cannot list: no link by page is followed
         page_of = {}
-    named: list[dict] = []  # the file's named destinations, read at the first link that names one
+
+    @functools.cache
+    def named() -> dict:  # the file's named destinations, read at the first link that names one
+        try:
+            return reader.named_destinations  # type: ignore[attr-defined]
+        except Exception:  # noqa: BLE001 - an unreadable name tree: no named link is followed
+            return {}
 
     def where(annot: object) -> tuple[int, float] | None:
         try:
@@ -927,12 +922,7 @@ def _destinations(reader: object) -> Callable[[object], tuple[int, float] | None
                 d = action.get("/D")
             d = d.get_object() if hasattr(d, "get_object") else d
             if isinstance(d, str):  # a named destination
-                if not named:
-                    try:
-                        named.append(reader.named_destinations)  # type: ignore[attr-defined]
-                    except Exception:  # noqa: BLE001 - an unreadable name tree: no named link is followed
-                        named.append({})
-                dest = named[0].get(str(d))
+                dest = named().get(str(d))
                 if dest is None:
                     return None
                 return reader.get_destination_page_number(dest), -float(dest.top or 0)  # type: ignore[attr-defined]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from engine.ingest.blocks import BlockBuilder, Parsed
-from engine.ingest.contents import contents_entries, page_number
+from engine.ingest.contents import contents_runs
 from engine.lang.text import line_starts
 
 _NUM = "0-9一二三四五六七八九十百零〇两"
@@ -60,9 +60,10 @@ def heading_level(line: str) -> int:
 
 
 def parse_text(text: str) -> Parsed:
-    text = without_contents(text)
     starts = line_starts(text)
-    lines = _lines(text, starts)
+    lines = [text[starts[i]: (starts[i + 1] - 1 if i + 1 < len(starts) else len(text))].rstrip("\r")
+             for i in range(len(starts))]
+    text, lines = without_contents(text, starts, lines)
     b = BlockBuilder()
 
     def end_of(i: int) -> int:  # char offset after the visible content of line i
@@ -113,31 +114,19 @@ def parse_text(text: str) -> Parsed:
     return Parsed(text=text, blocks=b.blocks, first_heading=b.first_heading)
 
 
-def _lines(text: str, starts: list[int]) -> list[str]:
-    return [text[starts[i]: (starts[i + 1] - 1 if i + 1 < len(starts) else len(text))].rstrip("\r")
-            for i in range(len(starts))]
-
-
-def without_contents(text: str) -> str:
-    """The text with its table of contents blanked (``engine.ingest.contents``: runs of consecutive
-    lines of title, dot leader and page number, in page order, as a PDF converted to text keeps
-    them), each character a space: every other line keeps its place and its offsets."""
-    starts = line_starts(text)
-    lines = _lines(text, starts)
-    drop: list[int] = []
-    run: list[int] = []
-    for k, line in enumerate([*lines, ""]):
-        if page_number(line.strip()) is not None:
-            run.append(k)
-            continue
-        drop += [run[i] for i in contents_entries([lines[j].strip() for j in run])]
-        run = []
+def without_contents(text: str, starts: list[int], lines: list[str]) -> tuple[str, list[str]]:
+    """The text and its lines (``starts``: where each begins) with its table of contents blanked
+    (``engine.ingest.contents``: runs of consecutive lines of title, dot leader and page number, in
+    page order, as a PDF converted to text keeps them), each character a space: every other line
+    keeps its place and its offsets."""
+    drop = contents_runs([line.strip() for line in lines])
     if not drop:
-        return text
-    chars = list(text)
+        return text, lines
+    chars, lines = list(text), list(lines)
     for k in drop:
         chars[starts[k]:starts[k] + len(lines[k])] = " " * len(lines[k])
-    return "".join(chars)
+        lines[k] = " " * len(lines[k])
+    return "".join(chars), lines
 
 
 def _is_underline(line: str) -> bool:
