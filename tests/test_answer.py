@@ -13,7 +13,7 @@ import hashlib
 import re
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -1256,3 +1256,47 @@ def test_a_how_to_answer_gives_a_procedure_written_as_paragraphs_in_order_with_i
     # a question that asks for a fact is not given the whole section
     b = ask(lib, "What does ENDSTOP_PHASE_CALIBRATE need in the config file?", k=1)
     assert len(b.claims) < len(a.claims)
+
+
+BELT_STEPS = ["Start by homing the carriage.", "Loosen the two idler screws.",
+              "Run `BELT_TENSION` and read the reported frequency.", "Turn the adjuster until it reports 110 Hz.",
+              "Tighten the idler screws again.", "Run `BELT_TENSION` once more to confirm.",
+              "Save the result with `SAVE_CONFIG`."]
+BELT_REMARKS = [f"Remark {n}: the {w} was painted green in spring." for n, w in enumerate(
+    ("frame", "hood", "cabinet", "door", "panel", "bracket", "plinth", "lid", "rail", "stand", "shelf", "stool"))]
+
+
+def _belt(remarks: list[str]) -> str:
+    return ("# Belts\n\n## Belt tension\n\nTo tension the drive belt, use the BELT_TENSION command. "
+            + " ".join(BELT_STEPS) + "\n\n" + " ".join(remarks) + "\n")
+
+
+def test_a_long_section_written_as_prose_is_read_on_from_the_best_claim():
+    lib = FakeLibrary({"belt.md": (meta("belt"), _belt(BELT_REMARKS))})  # 20 statements: too many to read out
+    a = ask(lib, "How do I tension the drive belt?", k=1)
+    texts = [c.text for c in a.claims]
+    order = ["To tension the drive belt, use the BELT_TENSION command.", *BELT_STEPS]
+    assert all(t in texts for t in order), texts
+    assert [texts.index(t) for t in order] == sorted(texts.index(t) for t in order)
+    assert not any(t.startswith("Remark") for t in texts)  # past the eight statements read on
+    assert_verbatim(lib, a)
+
+
+def test_a_section_split_into_overlapping_chunks_counts_each_statement_once():
+    text = _belt(BELT_REMARKS[:6])  # 14 statements, each read out
+    lib = FakeLibrary({"belt.md": (meta("belt"), text)})
+    whole = lib.chunks_of("belt.md")[0]
+    cut = text.index("Tighten the idler screws")  # two chunks sharing four statements: 18 spans, 14 statements
+    first = replace(whole, id="belt-a", char_end=text.index("Run `BELT_TENSION` once more"),
+                    text=text[whole.char_start:text.index("Run `BELT_TENSION` once more")].rstrip())
+    first = replace(first, char_end=first.char_start + len(first.text))
+    second = replace(whole, id="belt-b", char_start=text.index("Run `BELT_TENSION` and read"),
+                     text=text[text.index("Run `BELT_TENSION` and read"):whole.char_end], ordinal=1)
+    assert cut < first.char_end and second.char_start < cut
+    lib._chunks["belt.md"] = [first, second]
+    lib._by_id = {c.id: c for cs in lib._chunks.values() for c in cs}
+    a = ask(lib, "How do I tension the drive belt?", k=2)
+    texts = [c.text for c in a.claims]
+    assert all(t in texts for t in BELT_STEPS + BELT_REMARKS[:6]), texts  # the whole section, each once
+    assert len(texts) == len(set(texts)) == 14
+    assert_verbatim(lib, a)
