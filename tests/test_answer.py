@@ -1282,21 +1282,24 @@ def test_a_long_section_written_as_prose_is_read_on_from_the_best_claim():
     assert_verbatim(lib, a)
 
 
-def test_a_section_split_into_overlapping_chunks_counts_each_statement_once():
-    text = _belt(BELT_REMARKS[:6])  # 14 statements, each read out
+def test_a_section_split_into_overlapping_chunks_counts_each_statement_once_and_reads_in_order():
+    text = _belt(BELT_REMARKS[:6]) + "\n## Belt wear\n\nConfirm the drive belt tension before a print.\n"
     lib = FakeLibrary({"belt.md": (meta("belt"), text)})
-    whole = lib.chunks_of("belt.md")[0]
-    cut = text.index("Tighten the idler screws")  # two chunks sharing four statements: 18 spans, 14 statements
-    first = replace(whole, id="belt-a", char_end=text.index("Run `BELT_TENSION` once more"),
-                    text=text[whole.char_start:text.index("Run `BELT_TENSION` once more")].rstrip())
-    first = replace(first, char_end=first.char_start + len(first.text))
-    second = replace(whole, id="belt-b", char_start=text.index("Run `BELT_TENSION` and read"),
-                     text=text[text.index("Run `BELT_TENSION` and read"):whole.char_end], ordinal=1)
-    assert cut < first.char_end and second.char_start < cut
-    lib._chunks["belt.md"] = [first, second]
+    whole, wear = lib.chunks_of("belt.md")
+    # the section as two chunks sharing four statements: 18 spans, 14 statements (each read out)
+    end = text.index("Run `BELT_TENSION` once more")
+    first = replace(whole, id="belt-a", char_end=end - 1, text=text[whole.char_start:end - 1])
+    start = text.index("Run `BELT_TENSION` and read")
+    second = replace(whole, id="belt-b", char_start=start, text=text[start:whole.char_end], ordinal=1)
+    lib._chunks["belt.md"] = [first, second, replace(wear, ordinal=2)]
     lib._by_id = {c.id: c for cs in lib._chunks.values() for c in cs}
-    a = ask(lib, "How do I tension the drive belt?", k=2)
-    texts = [c.text for c in a.claims]
-    assert all(t in texts for t in BELT_STEPS + BELT_REMARKS[:6]), texts  # the whole section, each once
-    assert len(texts) == len(set(texts)) == 14
-    assert_verbatim(lib, a)
+    for q in ("How do I tension the drive belt with BELT_TENSION and confirm it?",  # steps of the second chunk
+              "How do I tension the drive belt with BELT_TENSION and save the result?"):  # one chosen there too
+        a = ask(lib, q, k=3, only=[first.id, wear.id, second.id])  # the section's second chunk ranked last
+        texts = [c.text for c in a.claims]
+        section = [t for t in texts if t != "Confirm the drive belt tension before a print."]
+        assert all(t in section for t in BELT_STEPS + BELT_REMARKS[:6]), texts  # the whole section, each once
+        assert len(section) == len(set(section)) == 14
+        # in the procedure's order, whichever chunk a step came from, before the other section's claim
+        assert texts[:14] == sorted(section, key=text.index), texts
+        assert_verbatim(lib, a)

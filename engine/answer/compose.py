@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from engine.answer.abstention import (
@@ -114,6 +116,9 @@ def _add_task_units(question: str, chosen: list[ScoredUnit], a: Assessment, libr
     with a colon announces (a claim's or a condition's shown with it) join the claims
     (engine.answer.task). A code block brought whole replaces its entries chosen on their own."""
     steps = procedure_steps(chosen, a, library) if is_procedural(question) else []
+    if steps:  # a step chosen on its own (from any chunk holding it) reads in the procedure's place
+        rank = {_span(s): s.rank for s in steps}
+        chosen[:] = [replace(s, rank=rank.get(_span(s), s.rank)) for s in chosen]
     extra = steps + code_remedies(question, chosen, a)
     extra += lead_ins(chosen + steps + related, a, library)
     have = {(s.chunk.id, s.unit.order) for s in chosen}
@@ -124,6 +129,10 @@ def _add_task_units(question: str, chosen: list[ScoredUnit], a: Assessment, libr
     blocks = [s for s in extra if s.unit.kind == "code"]
     for units in (chosen, related):  # (the same block brought from two overlapping chunks stays: one span, one claim)
         units[:] = [u for u in units if any(u is b for b in blocks) or not any(_within(u, b) for b in blocks)]
+
+
+def _span(s: ScoredUnit) -> tuple[str, int, int]:
+    return s.chunk.path, s.unit.char_start, s.unit.char_end
 
 
 def _within(unit: ScoredUnit, block: ScoredUnit) -> bool:

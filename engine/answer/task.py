@@ -35,6 +35,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from engine.answer.scoring import Assessment, ScoredUnit, _unscored
 from engine.lang.codes import exact_codes
@@ -75,7 +76,8 @@ def procedure_steps(chosen: list[ScoredUnit], a: Assessment, library) -> list[Sc
     when that section points forward), ``MAX_STEPS`` at most; a section without a list (a
     procedure written as paragraphs, as much software documentation is) gives its statements
     instead, on the same bound, or ``READ_ON`` of them from the best claim on when there are more
-    (``_read_on``). None for a longer list."""
+    (``_read_on``). None for a longer list. Each step takes the best claim's rank, so the
+    procedure reads as one in document order (engine.answer.compose orders claims by rank)."""
     best = next((s for s in chosen if not s.flagged), None)
     if best is None:
         return []
@@ -93,7 +95,7 @@ def procedure_steps(chosen: list[ScoredUnit], a: Assessment, library) -> list[Sc
         steps = [u for u in units if u.unit.kind == "sentence" and not u.flagged]
         if len(steps) > MAX_STEPS:
             steps = _read_on(steps, best)
-    return steps if len(steps) <= MAX_STEPS else []
+    return [replace(u, rank=best.rank) for u in steps] if len(steps) <= MAX_STEPS else []
 
 
 def _once(units: list[ScoredUnit]) -> list[ScoredUnit]:
