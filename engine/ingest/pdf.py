@@ -43,7 +43,9 @@ with an operator of their own and no space character between them ("The", "can",
 x), and pypdf's text runs them together ("Thecanbe"). Each run's width is measured with its font's
 own glyph widths (``_font_widths``: pypdf's ``Font``, as its layout mode reads them) and a gap of
 ``WORD_GAP`` em or more between two runs of a line is a space; a run whose font gives no widths
-keeps the estimate (``_advance``), and no space is guessed from it.
+keeps the estimate (``_advance``), and no space is guessed from it. A typesetter that sets a table's
+row as one text operator, its cells apart by moves of the pen (pdfTeX, Acrobat Distiller), has the row
+cut into runs at those moves before the page is read (engine.ingest.pdf_gaps), so its cells are cells.
 """
 
 from __future__ import annotations
@@ -64,6 +66,7 @@ from pathlib import Path
 
 from engine.ingest.blocks import BlockBuilder, Parsed
 from engine.ingest.contents import contents_entries, entry, places_in_order, runs
+from engine.ingest.pdf_gaps import split_wide_moves
 from engine.lang.outline import Outline
 from engine.lang.words import terms
 
@@ -878,6 +881,7 @@ def extract(path: str) -> dict:
                 _font, em, bold = widths[id(font)]
                 runs.append((text, m[4], m[5], float(fs or 0) * scale, em, bold))
 
+            split_wide_moves(page)  # a table row set as one TJ array: its cells as runs at their x
             page.extract_text(visitor_text=visit)
             pages.append(_mark_linked(_lines(runs), _internal_links(page, where)))
         outline = _outline(reader)

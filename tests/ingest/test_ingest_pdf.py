@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import math
 import re
 from pathlib import Path
@@ -770,3 +771,53 @@ def test_a_cells_wrapped_line_goes_back_in_its_cell_and_a_bullet_set_apart_is_no
     got = _lines(runs)
     assert [(ln["t"], ln["c"]) for ln in got] == [("• Compact size and lightweight;", []),
                                                   ("• Non-contact operation.", [])]
+
+
+def _widths_font(pdf: bytes) -> bytes:
+    """``pdf`` with its font's glyph widths given (/Widths: 0.556 em a glyph, a space 0.278), as
+    producers that embed their fonts write them."""
+    widths = " ".join("278" if c == 32 else "556" for c in range(32, 127))
+    return pdf.replace(b"/BaseFont /Helvetica >>",
+                       f"/BaseFont /Helvetica /FirstChar 32 /LastChar 126 /Widths [{widths}] >>".encode())
+
+
+def test_a_table_row_set_as_one_tj_array_reads_in_its_columns(lib: Path) -> None:
+    # pdfTeX and Acrobat Distiller set a row as one TJ array whose numbers move the pen from cell to
+    # cell; pypdf reads it as one run with single spaces ("BR-20 24 V 2.5 A"), its columns lost
+    rows = [("Model", "Voltage", "Current"), ("BR-20", "24 V", "2.5 A"), ("BR-30", "48 V", "1.8 A")]
+    content = ["BT /F1 10 Tf 72 720 Td (Ratings of the pumps:) Tj ET"]
+    for k, (a, b, c) in enumerate(rows):
+        content.append(f"BT /F1 10 Tf 72 {700 - 14 * k} Td [({a}) -4000 ({b}) 120 -3500 ({c})] TJ ET")
+    content.append("BT /F1 10 Tf 72 640 Td [(Check) -333 (the) -1100 (seals.)] TJ 0 -14 Td (Then start.) Tj ET")
+    path = lib / "ratings.pdf"
+    path.write_bytes(_widths_font(raw_pdf("\n".join(content).encode())))
+    doc, blocks = read_document(lib, path, ChunkingConfig())
+    rows = [b for b in blocks if b.kind == "table_row"]
+    assert [doc.text[b.char_start:b.char_end] for b in rows] == [
+        "Model | Voltage | Current", "BR-20 | 24 V | 2.5 A", "BR-30 | 48 V | 1.8 A"], doc.text
+    assert rows[2].context == "Model | Voltage | Current"
+    # a move of an em inside a line is a wide space, not a cell: the line reads on with one space,
+    # and the next line, placed relative to it, keeps its place
+    assert "Check the seals.\nThen start." in doc.text, doc.text
+
+
+@pytest.mark.parametrize("content, widths, split", [
+    ("BT /F1 10 Tf 72 700 Td [(A) -4000 (B) -2000 (C)] TJ ET", True, True),
+    ("BT /F1 10 Tf 72 700 Td (Lead) Tj [(A) -4000 (B) -2000 (C)] TJ ET", True, False),  # the pen is not at the line's start
+    ("BT /F1 10 Tf 72 700 Td [(A) -4000 (B) -2000 (C)] TJ (D) Tj ET", True, False),  # text after it would follow the start
+    ("BT /F1 10 Tf 72 700 Td [(A) -1999 (B) -1999 (C)] TJ ET", True, False),  # under two em: a justified line's spaces
+    ("BT /F1 10 Tf 72 700 Td [(2.0) -4000 (PROGRAM MODE ENTRY)] TJ ET", True, False),  # a number and its title
+    ("BT /F1 10 Tf 72 700 Td [(A) -4000 (B) -2000 (C)] TJ ET", False, False),  # no glyph widths to place (B) by
+])
+def test_wide_moves_are_split_only_where_the_rewrite_is_exact(content: str, widths: bool, split: bool) -> None:
+    from pypdf import PdfReader
+
+    from engine.ingest.pdf_gaps import split_wide_moves
+
+    pdf = raw_pdf(content.encode())
+    page = PdfReader(io.BytesIO(_widths_font(pdf) if widths else pdf)).pages[0]
+    assert split_wide_moves(page) is split
+    runs: list[tuple[str, float]] = []
+    page.extract_text(visitor_text=lambda t, cm, tm, font, size: runs.append((t.strip(), tm[4])) if t.strip() else None)
+    if split:  # (A)'s width, then the 4 em move; (B)'s, then 2 em
+        assert runs == [("A", 72.0), ("B", 72.0 + 5.56 + 40.0), ("C", 72.0 + 2 * 5.56 + 60.0)]

@@ -1,0 +1,209 @@
+"""Cells set apart inside one PDF text operator: a ``TJ`` array's wide moves made into runs.
+
+pdfTeX and Acrobat Distiller set a table's row, or text a column apart, as one ``TJ`` array whose
+numbers move the pen from cell to cell (``[(0) -2684 (N/A) -8170 (N/A) -3823 (62)] TJ``). pypdf's
+text visitor reports such an array as one run at its start, the moves as single spaces, so the
+row's columns are lost ("0 N/A N/A 62 32" over a five-column header). ``split_wide_moves`` rewrites
+each such array, before its page's text is read, as one ``TJ`` per piece, each moved to its place by
+a ``Td`` (its offset from the line's start: the glyph widths of the font, character and word spacing
+and horizontal scale, as PDF 32000-1 9.4.4 computes the pen's advance) after the same ``Tf`` again
+(pypdf ends a run at a ``Tf``, not at a move along the line), and the line's start restored after the
+last, so the reader gets runs at their x, as other producers place their cells.
+
+Only an array cut into ``MIN_PIECES`` pieces or more by moves of ``TJ_MOVE`` or more, and only where
+the rewrite is exact: the array starts its line (no text shown since the line was positioned, so the
+pen is at the line's start), the next text shown after it is positioned anew (else it would follow
+the restored start), and the font's widths are known (a simple font's ``/Widths``, a composite font's
+``/W`` under ``Identity-H``). Anything else is left as it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["MIN_PIECES", "TJ_MOVE", "split_wide_moves"]
+
+TJ_MOVE = 2000  # thousandths of an em: a move this wide inside a TJ array parts two runs
+MIN_PIECES = 3  # an array cut into fewer pieces is left whole
+# Chosen (2026-12-03) on the 332 PDFs of the mirrors and sets, compared block by block with the reader
+# before: at 1 em a word processor's justified narrow column, which moves 1-2 em between words, read as
+# table rows ("user-friendly | software | tool | for", the TMC2208 and TMC2130 datasheets); at 2 em no
+# text does, and the tables that gain their cells (pdfTeX, Acrobat Distiller) keep them. A number and
+# its title set apart ("2.0" ... "PROGRAM MODE ENTRY", Microchip) are two pieces: cut, two such
+# headings and a footer read as a table, and 232 of a datasheet's 592 headings were lost; a row of
+# three cells or more is a table's
+
+_SHOW = {b"Tj", b"TJ", b"'", b'"'}
+_PLACE = {b"Td", b"TD", b"Tm", b"T*", b"BT", b"ET"}
+Glyphs = Callable[[bytes], list[tuple[float, bool]]]  # a string's glyphs: width (1/1000 em), a word space
+
+
+def split_wide_moves(page: Any) -> bool:
+    """Rewrite ``page``'s content (in memory) so each wide move inside a ``TJ`` array starts a run
+    of its own; True when it changed anything. A page whose content cannot be read is left alone."""
+    from pypdf.generic import ArrayObject, ContentStream, FloatObject, NameObject
+
+    try:
+        if "/Contents" not in page:
+            return False
+        # read as pypdf reads a page for its text: strings as their bytes, which the font decodes
+        ops = ContentStream(page["/Contents"].get_object(), page.pdf, "bytes").operations
+        fonts = _obj(_obj(page.get("/Resources", {})).get("/Font", {}))
+    except Exception:  # noqa: BLE001 - unreadable content: pypdf's own reading reports it
+        return False
+    glyphs: dict[str, Glyphs | None] = {}
+    out: list[tuple[list, bytes]] = []
+    changed = False
+    font, size, tc, tw, th, tf = None, 0.0, 0.0, 0.0, 1.0, None
+    stack: list[tuple] = []
+    shown = False
+    for i, (args, op) in enumerate(ops):
+        if op == b"q":
+            stack.append((font, size, tc, tw, th, tf))
+        elif op == b"Q" and stack:
+            font, size, tc, tw, th, tf = stack.pop()
+        elif op == b"Tf" and len(args) >= 2:
+            font, size, tf = str(args[0]), _num(args[1]), args
+        elif op == b"Tc" and args:
+            tc = _num(args[0])
+        elif op == b"Tw" and args:
+            tw = _num(args[0])
+        elif op == b"Tz" and args:
+            th = _num(args[0]) / 100.0
+        elif op == b'"' and len(args) >= 3:
+            tw, tc = _num(args[0]), _num(args[1])
+        if op in _PLACE:
+            shown = False
+        if (op == b"TJ" and not shown and args and isinstance(args[0], ArrayObject) and font is not None
+                and any(_wide(x) for x in args[0]) and _ends_line(ops, i)):
+            if font not in glyphs:
+                glyphs[font] = _font_glyphs(fonts.get(font))
+            pieces = _pieces(args[0], glyphs[font], size, tc, tw, th)
+            if pieces is not None and len(pieces) >= MIN_PIECES:
+                at = 0.0
+                for k, (x, items) in enumerate(pieces):
+                    if k:  # the font set again: the reader ends its run there (the same font, no change)
+                        out.append((tf, b"Tf"))
+                    if x != at:
+                        out.append(([FloatObject(x - at), FloatObject(0)], b"Td"))
+                        at = x
+                    out.append(([ArrayObject(items)], b"TJ"))
+                out.append(([FloatObject(-at), FloatObject(0)], b"Td"))
+                changed = True
+                shown = True
+                continue
+        if op in _SHOW:
+            shown = True
+        out.append((args, op))
+    if changed:
+        stream = ContentStream(None, page.pdf, "bytes")
+        stream.operations = out
+        page[NameObject("/Contents")] = stream
+    return changed
+
+
+def _ends_line(ops: list, i: int) -> bool:
+    """Whether the next text shown after ``ops[i]`` is positioned anew (or none is): ``'`` and
+    ``"`` move to the next line before they show theirs."""
+    for _args, op in ops[i + 1:]:
+        if op in _PLACE or op in (b"'", b'"'):
+            return True
+        if op in _SHOW:
+            return False
+    return True
+
+
+def _wide(item: Any) -> bool:
+    """A move of ``TJ_MOVE`` or more to the right inside a TJ array."""
+    return isinstance(item, (int, float)) and -float(item) >= TJ_MOVE
+
+
+def _pieces(items: list, glyphs: Glyphs | None, size: float, tc: float, tw: float, th: float
+            ) -> list[tuple[float, list]] | None:
+    """The array's pieces between wide moves, each with its offset from the array's start (text
+    space); None when a glyph's width is unknown."""
+    if glyphs is None:
+        return None
+    pieces: list[tuple[float, list]] = []
+    x, start, cur = 0.0, 0.0, []
+    for item in items:
+        if isinstance(item, (int, float)):
+            move = -float(item) / 1000.0 * size * th
+            if _wide(item) and any(not isinstance(c, (int, float)) for c in cur):
+                pieces.append((start, cur))
+                x += move
+                start, cur = x, []
+                continue
+            x += move
+        else:
+            raw = bytes(item) if isinstance(item, bytes) else None
+            if raw is None:
+                return None
+            widths = glyphs(raw)
+            x += sum((w / 1000.0 * size + tc + (tw if space else 0.0)) * th for w, space in widths)
+        cur.append(item)
+    if any(not isinstance(c, (int, float)) for c in cur):
+        pieces.append((start, cur))
+    return pieces
+
+
+def _font_glyphs(font: Any) -> Glyphs | None:
+    """How to measure a string shown in ``font`` (a font resource), or None when its widths are
+    not at hand: a simple font's ``/FirstChar`` and ``/Widths`` (``/MissingWidth`` for the rest), a
+    composite font's ``/W`` and ``/DW`` under the ``Identity-H`` encoding (two bytes a glyph)."""
+    try:
+        font = _obj(font)
+        if font.get("/Subtype") == "/Type3":  # its widths are in its own glyph space
+            return None
+        if font.get("/Subtype") == "/Type0":
+            if font.get("/Encoding") != "/Identity-H":
+                return None
+            desc = _obj(_obj(font["/DescendantFonts"])[0])
+            table = _cid_widths(desc.get("/W", []))
+            default = _num(desc.get("/DW", 1000))
+
+            def composite(raw: bytes) -> list[tuple[float, bool]]:
+                codes = [raw[k] << 8 | raw[k + 1] for k in range(0, len(raw) - 1, 2)]
+                return [(table.get(c, default), False) for c in codes]
+
+            return composite
+        first = int(font["/FirstChar"])
+        widths = [_num(w) for w in _obj(font["/Widths"])]
+        missing = _num(_obj(font.get("/FontDescriptor", {})).get("/MissingWidth", 0))
+
+        def simple(raw: bytes) -> list[tuple[float, bool]]:
+            return [(widths[b - first] if 0 <= b - first < len(widths) else missing, b == 32) for b in raw]
+
+        return simple
+    except Exception:  # noqa: BLE001 - no widths to be read: nothing is split
+        return None
+
+
+def _cid_widths(w: Any) -> dict[int, float]:
+    """A composite font's ``/W`` array: ``c [w1 w2 …]`` and ``c_first c_last w`` entries."""
+    out: dict[int, float] = {}
+    items = [_obj(x) for x in _obj(w)] if w else []
+    k = 0
+    while k < len(items) - 1:
+        start = int(items[k])
+        if isinstance(items[k + 1], list):
+            for j, width in enumerate(items[k + 1]):
+                out[start + j] = _num(width)
+            k += 2
+        elif k + 2 < len(items):
+            for c in range(start, int(items[k + 1]) + 1):
+                out[c] = _num(items[k + 2])
+            k += 3
+        else:
+            break
+    return out
+
+
+def _obj(x: Any) -> Any:
+    """``x`` itself, an indirect reference resolved."""
+    return x.get_object() if hasattr(x, "get_object") else x
+
+
+def _num(x: Any) -> float:
+    return float(_obj(x))
