@@ -821,3 +821,21 @@ def test_wide_moves_are_split_only_where_the_rewrite_is_exact(content: str, widt
     page.extract_text(visitor_text=lambda t, cm, tm, font, size: runs.append((t.strip(), tm[4])) if t.strip() else None)
     if split:  # (A)'s width, then the 4 em move; (B)'s, then 2 em
         assert runs == [("A", 72.0), ("B", 72.0 + 5.56 + 40.0), ("C", 72.0 + 2 * 5.56 + 60.0)]
+
+
+def test_a_composite_fonts_widths_are_read_from_its_w_array() -> None:
+    from pypdf.generic import ArrayObject, DictionaryObject, NameObject, NumberObject
+
+    from engine.ingest.pdf_gaps import _cid_widths, _font_glyphs
+
+    w = ArrayObject([NumberObject(3), ArrayObject([NumberObject(500), NumberObject(600)]),
+                     NumberObject(10), NumberObject(12), NumberObject(250)])
+    assert _cid_widths(w) == {3: 500.0, 4: 600.0, 10: 250.0, 11: 250.0, 12: 250.0}
+    desc = DictionaryObject({NameObject("/W"): w, NameObject("/DW"): NumberObject(1000)})
+    font = DictionaryObject({NameObject("/Subtype"): NameObject("/Type0"),
+                             NameObject("/Encoding"): NameObject("/Identity-H"),
+                             NameObject("/DescendantFonts"): ArrayObject([desc])})
+    # two bytes a glyph; a glyph /W leaves out takes /DW; no word spacing for a two-byte code 32
+    assert _font_glyphs(font)(b"\x00\x04\x00\x0b\x00\x20") == [(600.0, False), (250.0, False), (1000.0, False)]
+    font[NameObject("/Encoding")] = NameObject("/UniJIS-UCS2-H")  # another CMap: its codes are not read
+    assert _font_glyphs(font) is None
