@@ -13,7 +13,7 @@ from engine.answer.conditions import _conditions
 from engine.answer.conflicts import table_header
 from engine.answer.scoring import Assessment, ScoredUnit, assess, states_condition
 from engine.answer.selection import PASSAGE_MARGIN, _choose, left_out
-from engine.answer.task import code_remedies, is_procedural, lead_ins, procedure_steps, states_safety
+from engine.answer.task import code_remedies, is_procedural, lead_ins, procedure_steps, span, states_safety
 from engine.answer.versions import MetaCache, VersionConflicts, find_version_conflicts
 from engine.config import Config
 from engine.lang.cues import announces, injection_reason
@@ -117,8 +117,8 @@ def _add_task_units(question: str, chosen: list[ScoredUnit], a: Assessment, libr
     (engine.answer.task). A code block brought whole replaces its entries chosen on their own."""
     steps = procedure_steps(chosen, a, library) if is_procedural(question) else []
     if steps:  # a step chosen on its own (from any chunk holding it) reads in the procedure's place
-        rank = {_span(s): s.rank for s in steps}
-        chosen[:] = [replace(s, rank=rank.get(_span(s), s.rank)) for s in chosen]
+        rank = {span(s): s.rank for s in steps}
+        chosen[:] = [replace(s, rank=rank.get(span(s), s.rank)) for s in chosen]
     extra = steps + code_remedies(question, chosen, a)
     extra += lead_ins(chosen + steps + related, a, library)
     have = {(s.chunk.id, s.unit.order) for s in chosen}
@@ -129,10 +129,6 @@ def _add_task_units(question: str, chosen: list[ScoredUnit], a: Assessment, libr
     blocks = [s for s in extra if s.unit.kind == "code"]
     for units in (chosen, related):  # (the same block brought from two overlapping chunks stays: one span, one claim)
         units[:] = [u for u in units if any(u is b for b in blocks) or not any(_within(u, b) for b in blocks)]
-
-
-def _span(s: ScoredUnit) -> tuple[str, int, int]:
-    return s.chunk.path, s.unit.char_start, s.unit.char_end
 
 
 def _within(unit: ScoredUnit, block: ScoredUnit) -> bool:
@@ -196,9 +192,9 @@ def _one_per_span(entries: dict[tuple[str, int], Entry]) -> dict[tuple[str, int]
     spans: set[tuple[str, str, str, int, int]] = set()
     for key, e in entries.items():
         u, c = e[0], e[1]
-        span = (c.doc_id, c.version, c.path, u.char_start, u.char_end)
-        if span not in spans:
-            spans.add(span)
+        where = (c.doc_id, c.version, c.path, u.char_start, u.char_end)
+        if where not in spans:
+            spans.add(where)
             out[key] = e
     return out
 

@@ -42,7 +42,7 @@ from engine.lang.codes import exact_codes
 from engine.lang.cues import announces, injection_reason, is_safety, refers_forward
 from engine.lang.units import SAFETY_ADMONITIONS, code_after
 
-__all__ = ["MAX_STEPS", "code_remedies", "is_procedural", "is_safety", "lead_ins", "procedure_steps",
+__all__ = ["MAX_STEPS", "code_remedies", "is_procedural", "is_safety", "lead_ins", "procedure_steps", "span",
            "states_safety"]
 
 MAX_STEPS = 15  # a longer list is a reference table, not a procedure to read out
@@ -98,11 +98,16 @@ def procedure_steps(chosen: list[ScoredUnit], a: Assessment, library) -> list[Sc
     return [replace(u, rank=best.rank) for u in steps] if len(steps) <= MAX_STEPS else []
 
 
+def span(s: ScoredUnit) -> tuple[str, int, int]:
+    """Where a unit stands in its document: the same statement whichever overlapping chunk holds it."""
+    return s.chunk.path, s.unit.char_start, s.unit.char_end
+
+
 def _once(units: list[ScoredUnit]) -> list[ScoredUnit]:
     """Each span once (the chunks of a long section overlap by whole units), as first met."""
     seen: dict[tuple[str, int, int], ScoredUnit] = {}
     for u in units:
-        seen.setdefault((u.chunk.path, u.unit.char_start, u.unit.char_end), u)
+        seen.setdefault(span(u), u)
     return list(seen.values())
 
 
