@@ -10,8 +10,9 @@ and horizontal scale, as PDF 32000-1 9.4.4 computes the pen's advance) after the
 (pypdf ends a run at a ``Tf``, not at a move along the line), and the line's start restored after the
 last, so the reader gets runs at their x, as other producers place their cells.
 
-Only an array cut into ``MIN_PIECES`` pieces or more by moves of ``TJ_MOVE`` or more, and only where
-the rewrite is exact: the array starts its line (no text shown since the line was positioned, so the
+Only an array cut into ``MIN_PIECES`` pieces or more by moves of ``TJ_MOVE`` or more (of
+``TJ_MOVE_UNLIKE`` or more where those moves differ, as columns do and a justified line's spaces do
+not), and only where the rewrite is exact: the array starts its line (no text shown since the line was positioned, so the
 pen is at the line's start), the next text shown after it is positioned anew (else it would follow
 the restored start), and the font's widths are known (a simple font's ``/Widths``, a composite font's
 ``/W`` under ``Identity-H``). Anything else is left as it is.
@@ -22,17 +23,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["MIN_PIECES", "TJ_MOVE", "split_wide_moves"]
+__all__ = ["ALIKE", "MIN_PIECES", "TJ_MOVE", "TJ_MOVE_UNLIKE", "split_wide_moves"]
 
-TJ_MOVE = 2000  # thousandths of an em: a move this wide inside a TJ array parts two runs
+TJ_MOVE = 2000  # thousandths of an em: a move this wide inside a TJ array parts two runs,
+TJ_MOVE_UNLIKE = 1000  # and one this wide where the array's moves this wide are not all alike:
+ALIKE = 1.25  # within this ratio of each other, as a justified line's stretched spaces are
 MIN_PIECES = 3  # an array cut into fewer pieces is left whole
 # Chosen (2026-12-03) on the 332 PDFs of the mirrors and sets, compared block by block with the reader
-# before: at 1 em a word processor's justified narrow column, which moves 1-2 em between words, read as
-# table rows ("user-friendly | software | tool | for", the TMC2208 and TMC2130 datasheets); at 2 em no
-# text does, and the tables that gain their cells (pdfTeX, Acrobat Distiller) keep them. A number and
-# its title set apart ("2.0" ... "PROGRAM MODE ENTRY", Microchip) are two pieces: cut, two such
-# headings and a footer read as a table, and 232 of a datasheet's 592 headings were lost; a row of
-# three cells or more is a table's
+# before. A word processor's justified narrow column moves 1-2 em between its words, all alike: cut
+# at 1 em regardless, its lines read as table rows ("user-friendly | software | tool | for", the
+# TMC2208 and TMC2130 datasheets). A table's columns sit 1-2 em apart as often, at moves that differ
+# with their cells' widths (a pin table's "I | ANA | A/D Analog Inputs."): cut at 2 em only, they ran
+# together. A number and its title set apart ("2.0" ... "PROGRAM MODE ENTRY", Microchip) are two
+# pieces: cut, two such headings and a footer read as a table, and 232 of a datasheet's 592 headings
+# were lost; a row of three cells or more is a table's
 
 _SHOW = {b"Tj", b"TJ", b"'", b'"'}
 _PLACE = {b"Td", b"TD", b"Tm", b"T*", b"BT", b"ET"}
@@ -76,10 +80,10 @@ def split_wide_moves(page: Any) -> bool:
         if op in _PLACE:
             shown = False
         if (op == b"TJ" and not shown and args and isinstance(args[0], ArrayObject) and font is not None
-                and any(_wide(x) for x in args[0]) and _ends_line(ops, i)):
+                and any(_wide(x, TJ_MOVE_UNLIKE) for x in args[0]) and _ends_line(ops, i)):
             if font not in glyphs:
                 glyphs[font] = _font_glyphs(fonts.get(font))
-            pieces = _pieces(args[0], glyphs[font], size, tc, tw, th)
+            pieces = _pieces(args[0], glyphs[font], size, tc, tw, th, _limit(args[0]))
             if pieces is not None and len(pieces) >= MIN_PIECES:
                 at = 0.0
                 for k, (x, items) in enumerate(pieces):
@@ -114,13 +118,20 @@ def _ends_line(ops: list, i: int) -> bool:
     return True
 
 
-def _wide(item: Any) -> bool:
-    """A move of ``TJ_MOVE`` or more to the right inside a TJ array."""
-    return isinstance(item, (int, float)) and -float(item) >= TJ_MOVE
+def _wide(item: Any, limit: float = TJ_MOVE) -> bool:
+    """A move of ``limit`` or more to the right inside a TJ array."""
+    return isinstance(item, (int, float)) and -float(item) >= limit
 
 
-def _pieces(items: list, glyphs: Glyphs | None, size: float, tc: float, tw: float, th: float
-            ) -> list[tuple[float, list]] | None:
+def _limit(items: list) -> float:
+    """The move that parts the array's pieces: ``TJ_MOVE_UNLIKE`` when its moves that wide are not
+    all alike (a table's columns), else ``TJ_MOVE`` (a justified line's spaces are alike)."""
+    moves = [-float(x) for x in items if _wide(x, TJ_MOVE_UNLIKE)]
+    return TJ_MOVE_UNLIKE if moves and max(moves) / min(moves) > ALIKE else TJ_MOVE
+
+
+def _pieces(items: list, glyphs: Glyphs | None, size: float, tc: float, tw: float, th: float,
+            limit: float = TJ_MOVE) -> list[tuple[float, list]] | None:
     """The array's pieces between wide moves, each with its offset from the array's start (text
     space); None when a glyph's width is unknown."""
     if glyphs is None:
@@ -130,7 +141,7 @@ def _pieces(items: list, glyphs: Glyphs | None, size: float, tc: float, tw: floa
     for item in items:
         if isinstance(item, (int, float)):
             move = -float(item) / 1000.0 * size * th
-            if _wide(item) and any(not isinstance(c, (int, float)) for c in cur):
+            if _wide(item, limit) and any(not isinstance(c, (int, float)) for c in cur):
                 pieces.append((start, cur))
                 x += move
                 start, cur = x, []

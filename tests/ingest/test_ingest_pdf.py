@@ -805,7 +805,8 @@ def test_a_table_row_set_as_one_tj_array_reads_in_its_columns(lib: Path) -> None
     ("BT /F1 10 Tf 72 700 Td [(A) -4000 (B) -2000 (C)] TJ ET", True, True),
     ("BT /F1 10 Tf 72 700 Td (Lead) Tj [(A) -4000 (B) -2000 (C)] TJ ET", True, False),  # the pen is not at the line's start
     ("BT /F1 10 Tf 72 700 Td [(A) -4000 (B) -2000 (C)] TJ (D) Tj ET", True, False),  # text after it would follow the start
-    ("BT /F1 10 Tf 72 700 Td [(A) -1999 (B) -1999 (C)] TJ ET", True, False),  # under two em: a justified line's spaces
+    ("BT /F1 10 Tf 72 700 Td [(A) -1999 (B) -1700 (C)] TJ ET", True, False),  # alike, under two em: a justified line
+    ("BT /F1 10 Tf 72 700 Td [(A) -1200 (B) -1900 (C)] TJ ET", True, True),  # unlike, from one em: columns
     ("BT /F1 10 Tf 72 700 Td [(2.0) -4000 (PROGRAM MODE ENTRY)] TJ ET", True, False),  # a number and its title
     ("BT /F1 10 Tf 72 700 Td [(A) -4000 (B) -2000 (C)] TJ ET", False, False),  # no glyph widths to place (B) by
 ])
@@ -819,8 +820,9 @@ def test_wide_moves_are_split_only_where_the_rewrite_is_exact(content: str, widt
     assert split_wide_moves(page) is split
     runs: list[tuple[str, float]] = []
     page.extract_text(visitor_text=lambda t, cm, tm, font, size: runs.append((t.strip(), tm[4])) if t.strip() else None)
-    if split:  # (A)'s width, then the 4 em move; (B)'s, then 2 em
-        assert runs == [("A", 72.0), ("B", 72.0 + 5.56 + 40.0), ("C", 72.0 + 2 * 5.56 + 60.0)]
+    if split:  # each piece after the width of those before it and the moves between them
+        moves = [float(m) / 100 for m in re.findall(r"-(\d+)", content.split("[")[1])]
+        assert runs == [("A", 72.0), ("B", 72.0 + 5.56 + moves[0]), ("C", 72.0 + 2 * 5.56 + moves[0] + moves[1])]
 
 
 def test_a_composite_fonts_widths_are_read_from_its_w_array() -> None:
