@@ -66,7 +66,7 @@ from pathlib import Path
 
 from engine.ingest.blocks import BlockBuilder, Parsed
 from engine.ingest.contents import contents_entries, entry, places_in_order, runs
-from engine.ingest.pdf_gaps import split_wide_moves
+from engine.ingest.pdf_gaps import default_width, split_wide_moves
 from engine.lang.outline import Outline
 from engine.lang.words import terms
 
@@ -1148,7 +1148,7 @@ def _font_widths(font: object) -> Widths | None:
     if f.sub_type == "Type3":
         return None
     glyphs = dict(f.character_widths)
-    default = _default_width(font) if f.sub_type == "Type0" else None
+    default = default_width(font) if f.sub_type == "Type0" else None
     code_of: dict[str, str] = {}  # decoded character -> the code its width is kept under
     for code, ch in (f.character_map or {}).items():
         if isinstance(ch, str) and len(ch) == 1 and isinstance(code, str):
@@ -1172,18 +1172,6 @@ def _font_widths(font: object) -> Widths | None:
         return total / 1000.0
 
     return em
-
-
-def _default_width(font: object) -> float | None:
-    """A composite (Type 0) font's default glyph width: its descendant font's ``/DW``, 1000 when it
-    names none (PDF 32000-1, 9.7.4.3). A subset font's ``/W`` array lists only some of its glyphs and
-    leaves the rest ("i", "l" in ProximaNova) to it; without it a word holding one is not measured, and
-    no space is read before the next (an HDSoC product sheet's "High-DensityDigitizerSystem")."""
-    try:
-        d = font["/DescendantFonts"][0].get_object()  # type: ignore[index]
-        return float(d.get("/DW", 1000))
-    except Exception:  # noqa: BLE001 - a malformed descendant font: no default
-        return None
 
 
 def _measured(run: Run, text: str) -> float | None:

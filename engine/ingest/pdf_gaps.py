@@ -21,9 +21,10 @@ the restored start), and the font's widths are known (a simple font's ``/Widths`
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import islice
 from typing import Any
 
-__all__ = ["ALIKE", "MIN_PIECES", "TJ_MOVE", "TJ_MOVE_UNLIKE", "split_wide_moves"]
+__all__ = ["ALIKE", "MIN_PIECES", "TJ_MOVE", "TJ_MOVE_UNLIKE", "default_width", "split_wide_moves"]
 
 TJ_MOVE = 2000  # thousandths of an em: a move this wide inside a TJ array parts two runs,
 TJ_MOVE_UNLIKE = 1000  # and one this wide where the array's moves this wide are not all alike:
@@ -45,14 +46,17 @@ Glyphs = Callable[[bytes], list[tuple[float, bool]]]  # a string's glyphs: width
 
 def split_wide_moves(page: Any) -> bool:
     """Rewrite ``page``'s content (in memory) so each wide move inside a ``TJ`` array starts a run
-    of its own; True when it changed anything. A page whose content cannot be read is left alone."""
+    of its own; True when it changed anything. The page keeps the content as parsed here, changed
+    or not, so its text is read without parsing it again. A page whose content cannot be read is
+    left alone."""
     from pypdf.generic import ArrayObject, ContentStream, FloatObject, NameObject
 
     try:
         if "/Contents" not in page:
             return False
         # read as pypdf reads a page for its text: strings as their bytes, which the font decodes
-        ops = ContentStream(page["/Contents"].get_object(), page.pdf, "bytes").operations
+        stream = ContentStream(page["/Contents"].get_object(), page.pdf, "bytes")
+        ops = stream.operations
         fonts = _obj(_obj(page.get("/Resources", {})).get("/Font", {}))
     except Exception:  # noqa: BLE001 - unreadable content: pypdf's own reading reports it
         return False
@@ -103,14 +107,14 @@ def split_wide_moves(page: Any) -> bool:
     if changed:
         stream = ContentStream(None, page.pdf, "bytes")
         stream.operations = out
-        page[NameObject("/Contents")] = stream
+    page[NameObject("/Contents")] = stream  # parsed once: pypdf reads a parsed stream as it is
     return changed
 
 
 def _ends_line(ops: list, i: int) -> bool:
     """Whether the next text shown after ``ops[i]`` is positioned anew (or none is): ``'`` and
     ``"`` move to the next line before they show theirs."""
-    for _args, op in ops[i + 1:]:
+    for _args, op in islice(ops, i + 1, None):
         if op in _PLACE or op in (b"'", b'"'):
             return True
         if op in _SHOW:
@@ -172,7 +176,9 @@ def _font_glyphs(font: Any) -> Glyphs | None:
                 return None
             desc = _obj(_obj(font["/DescendantFonts"])[0])
             table = _cid_widths(desc.get("/W", []))
-            default = _num(desc.get("/DW", 1000))
+            default = default_width(font)
+            if default is None:
+                return None
 
             def composite(raw: bytes) -> list[tuple[float, bool]]:
                 codes = [raw[k] << 8 | raw[k + 1] for k in range(0, len(raw) - 1, 2)]
@@ -188,6 +194,17 @@ def _font_glyphs(font: Any) -> Glyphs | None:
 
         return simple
     except Exception:  # noqa: BLE001 - no widths to be read: nothing is split
+        return None
+
+
+def default_width(font: object) -> float | None:
+    """A composite (Type 0) font's default glyph width: its descendant font's ``/DW``, 1000 when it
+    names none (PDF 32000-1, 9.7.4.3). A subset font's ``/W`` array lists only some of its glyphs and
+    leaves the rest ("i", "l" in ProximaNova) to it; without it a word holding one is not measured, and
+    no space is read before the next (an HDSoC product sheet's "High-DensityDigitizerSystem")."""
+    try:
+        return _num(_obj(_obj(_obj(font)["/DescendantFonts"])[0]).get("/DW", 1000))
+    except Exception:  # noqa: BLE001 - a malformed descendant font: no default
         return None
 
 
