@@ -46,10 +46,14 @@ own glyph widths (``_font_widths``: pypdf's ``Font``, as its layout mode reads t
 keeps the estimate (``_advance``), and no space is guessed from it. A typesetter that sets a table's
 row as one text operator, its cells apart by moves of the pen (pdfTeX, Acrobat Distiller), has the row
 cut into runs at those moves before the page is read (engine.ingest.pdf_gaps), so its cells are cells.
+A table drawn with rules whose cells wrap onto several lines, written cell after cell (a troubleshooting
+table's remedies, a pin table's descriptions), has each row's lines put back into one row of cells by
+the rules drawn between its rows (engine.ingest.pdf_grid), before its rows are read as any other.
 """
 
 from __future__ import annotations
 
+import bisect
 import functools
 import json
 import math
@@ -67,7 +71,9 @@ from pathlib import Path
 from engine.ingest.blocks import BlockBuilder, Parsed
 from engine.ingest.contents import contents_entries, entry, places_in_order, runs
 from engine.ingest.pdf_gaps import default_width, split_wide_moves
+from engine.ingest.pdf_grid import page_rules, ruled_rows
 from engine.lang.outline import Outline
+from engine.lang.text import wide
 from engine.lang.words import terms
 
 _ROOT = Path(__file__).resolve().parents[2]
@@ -260,7 +266,7 @@ def reads_as_sentence(text: str) -> bool:
     headings' type. Read as headings, they head the passages below them; as statements, they say
     what they say. Words are counted by spaces, two wide characters a word."""
     text = " ".join(text.split())
-    words = len(text.split()) + sum(_wide(ch) for ch in text) // 2
+    words = len(text.split()) + sum(wide(ch) for ch in text) // 2
     if words > HEADING_MAX_WORDS:
         return True
     return words >= SENTENCE_MIN_WORDS and text.endswith((".", "。")) and not text.endswith("..")
@@ -289,7 +295,7 @@ def title_goes_on(above: dict, ln: dict) -> bool:
 
 def cells_end_wide(text: str, more: str) -> bool:
     """Whether wrapped text joins its cell with no space: a wide character on both sides."""
-    return bool(text) and bool(more) and _wide(text[-1]) and _wide(more[0])
+    return bool(text) and bool(more) and wide(text[-1]) and wide(more[0])
 
 
 WRAP_SPACING = 2.0  # a cell's wrapped line: baselines this many times the type size apart at most (tables set loose)
@@ -800,7 +806,7 @@ def runs_on(last: dict, first: dict) -> bool:
         return False
     if b[0].islower():
         return True
-    return ((_wide(a[-1]) or _wide(b[0])) and unicodedata.category(b[0])[0] in "LN"
+    return ((wide(a[-1]) or wide(b[0])) and unicodedata.category(b[0])[0] in "LN"
             and not _NUMBERED.match(b))
 
 
@@ -883,7 +889,9 @@ def extract(path: str) -> dict:
 
             split_wide_moves(page)  # a table row set as one TJ array: its cells as runs at their x
             page.extract_text(visitor_text=visit)
-            pages.append(_mark_linked(_lines(runs), _internal_links(page, where)))
+            rules = page_rules(page)  # a drawn table's rules: its cells apart, its wrapped cells in their rows
+            lines = ruled_rows(_lines(runs, rules[1]), rules)
+            pages.append(_mark_linked(lines, _internal_links(page, where)))
         outline = _outline(reader)
     except MemoryError:
         raise  # the parent reports it with the configured limit
@@ -1001,12 +1009,15 @@ def _outline(reader: object) -> list[list]:
     return out
 
 
-def _lines(runs: Sequence[Run]) -> list[dict]:
-    """Text runs -> lines: text, size, baseline y, cells (when the line has column gaps) and each
-    segment's x extent (``x`` starts, ``e`` ends, measured or estimated), in the order pypdf gave
-    them. A run is (text, x, y, size) or (text, x, y, size, its font's widths or None)."""
+def _lines(runs: Sequence[Run], walls: Sequence[tuple[float, float, float]] = ()) -> list[dict]:
+    """Text runs -> lines: text, size, baseline y, cells (when the line has column gaps, or a
+    vertical rule of the page, ``walls``: (x, y0, y1), stands between two runs) and each segment's x
+    extent (``x`` starts, ``e`` ends, measured or estimated), in the order pypdf gave them. A run is
+    (text, x, y, size) or (text, x, y, size, its font's widths or None)."""
     lines: list[dict] = []
     cur: list[Run] = []
+    walls = sorted(walls)
+    wall_x = [w[0] for w in walls]
 
     def close() -> None:
         if not cur:
@@ -1025,7 +1036,7 @@ def _lines(runs: Sequence[Run]) -> list[dict]:
                 pieces.append(r[0])
                 blank = True
                 continue
-            start_new = prev is None or r[1] - prev[1] > 1.2 * max(r[3], 1.0)
+            start_new = prev is None or r[1] - prev[1] > 1.2 * max(r[3], 1.0) or _walled(wall_x, walls, prev[1], r)
             piece = (" " if prev is not None and _spaced(prev, r, _last_char(pieces)) else "") + r[0]
             pieces.append(piece)
             if start_new:
@@ -1077,6 +1088,17 @@ def _lines(runs: Sequence[Run]) -> list[dict]:
     return reading_order([ln for ln in lines if ln["t"]])
 
 
+def _walled(wall_x: list[float], walls: Sequence[tuple[float, float, float]], end: float, run: Run) -> bool:
+    """Whether a vertical rule (``walls``, sorted by x) stands between a run's start and the end of
+    the run before it, at its height."""
+    i = bisect.bisect_left(wall_x, end - 1.0)
+    while i < len(walls) and walls[i][0] <= run[1] + 1.0:
+        if walls[i][1] <= run[2] <= walls[i][2]:
+            return True
+        i += 1
+    return False
+
+
 _BULLETS = frozenset("•●▪■◆◦○□➢➤►▶✓✔-–*·")
 
 
@@ -1106,12 +1128,7 @@ _EM_SHARE = 0.5
 
 def _advance(text: str, size: float) -> float:
     """The estimated width of ``text`` set at ``size``."""
-    return size * sum(1.0 if _wide(ch) else _EM_SHARE for ch in text)
-
-
-def _wide(ch: str) -> bool:
-    """A wide character (Chinese, Japanese, Korean, full-width forms): a whole em, and no spaces."""
-    return unicodedata.east_asian_width(ch) in "WF"
+    return size * sum(1.0 if wide(ch) else _EM_SHARE for ch in text)
 
 
 # A run's text -> its width in em by its font's glyph widths; None when a character has none
@@ -1196,7 +1213,7 @@ def _spaced(prev: tuple[Run, float, bool], run: Run, last: str) -> bool:
     first = run[0][:1]
     if not last or last.isspace() or first.isspace() or not prev[2]:
         return False
-    if _wide(last) or _wide(first):
+    if wide(last) or wide(first):
         return False
     if unicodedata.category(last) in ("Ps", "Pi") or unicodedata.category(first) in ("Pe", "Pf") or first in _STOPS:
         return False

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import unicodedata
 
 _SENTENCE_END = re.compile(
     r"""(?:[.!?]+["'»”’)\]]*\s+)   # Latin end mark, closing quotes, then whitespace
@@ -17,6 +18,12 @@ _SENTENCE_END = re.compile(
 )
 # "e.g. ", "z.B. ", "No. 3", "1. ": not sentence ends
 _NOT_AN_END = re.compile(r"\b(?:e\.g|i\.e|z\.B|vs|No|Nr|Fig|Abb|cf|ca|approx|env|bzw|Dr|Mr|Mrs|Ref|réf|Art|Kap)\.$")
+
+
+def wide(ch: str) -> bool:
+    """A wide character (Chinese, Japanese, Korean, full-width forms): set a whole em wide, and
+    written with no spaces between words."""
+    return unicodedata.east_asian_width(ch) in "WF"
 
 
 def line_starts(text: str) -> list[int]:
