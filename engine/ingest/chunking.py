@@ -44,7 +44,7 @@ CountTokens = Callable[[str], int]
 
 # Recorded in each index manifest: bump it when the rules above change what chunks come out,
 # so an index built by older rules asks to be rebuilt instead of mixing two chunkings.
-CHUNKER_VERSION = "31"  # 3: code cut between lines; CJK chapter lines in Markdown are headings
+CHUNKER_VERSION = "32"  # 3: code cut between lines; CJK chapter lines in Markdown are headings
 # 4: long paragraphs cut by the one sentence splitter (engine.lang.text): no cut before a lower-case
 #    word or a digit (2 of 10,579 chunks of the shared dev corpora start elsewhere)
 # 5: a PDF page in two columns reads left column then right (engine.ingest.pdf.reading_order);
@@ -88,6 +88,9 @@ CHUNKER_VERSION = "31"  # 3: code cut between lines; CJK chapter lines in Markdo
 # 30: ... moves from 1 em too where a line's moves are not alike (columns; a justified line's are)
 # 31: a PDF table drawn with rules reads a row at a time, its cells' wrapped lines in their cells
 #     (engine.ingest.pdf_grid); a vertical rule between two runs parts them into cells
+# 32: cells a producer places one by one along a line (Tm, Td), 1.25 em or more apart, are runs at their
+#     own x (engine.ingest.pdf_gaps); a table header wrapped onto 2-3 lines is one header row
+#     (engine.ingest.pdf.stacked_headers)
 
 UNMARKED_HEADINGS = frozenset({"pdf", "html", "text"})  # formats whose text does not mark headings up
 

@@ -49,6 +49,8 @@ cut into runs at those moves before the page is read (engine.ingest.pdf_gaps), s
 A table drawn with rules whose cells wrap onto several lines, written cell after cell (a troubleshooting
 table's remedies, a pin table's descriptions), has each row's lines put back into one row of cells by
 the rules drawn between its rows (engine.ingest.pdf_grid), before its rows are read as any other.
+A header whose cells wrap onto two or three lines, written cell after cell, is put back into one line
+of cells over its table's first row (``stacked_headers``), so the rows have their labels.
 """
 
 from __future__ import annotations
@@ -71,7 +73,7 @@ from pathlib import Path
 from engine.ingest.blocks import BlockBuilder, Parsed
 from engine.ingest.contents import contents_entries, entry, places_in_order, runs
 from engine.ingest.pdf_gaps import default_width, split_wide_moves
-from engine.ingest.pdf_grid import page_rules, ruled_rows
+from engine.ingest.pdf_grid import line_pieces, page_rules, ruled_rows
 from engine.lang.outline import Outline
 from engine.lang.text import wide
 from engine.lang.words import terms
@@ -138,7 +140,7 @@ def build_blocks(data: dict) -> Parsed | PdfFailure:
     if not sizes:
         return PdfFailure(_NO_TEXT)
     body = sizes.most_common(1)[0][0]
-    kept = [wrapped_cells(dehyphenate(without_contents([ln for k, ln in enumerate(lines) if k not in furniture])))
+    kept = [stacked_headers(wrapped_cells(dehyphenate(without_contents([ln for k, ln in enumerate(lines) if k not in furniture]))))
             for lines, furniture in zip(pages, page_furniture(pages))]
     kept = without_index(kept)
     marked = outline_heads(kept, data.get("outline") or [])
@@ -324,6 +326,99 @@ def wrapped_cells(lines: list[dict]) -> list[dict]:
                 continue
         out.append(ln)
     return out
+
+
+HEADER_LINES = 3  # a table header's cells wrap onto this many lines at most
+HEADER_LEADING = 1.4  # ... set this many type sizes apart at most, the lowest within 2.5 of the first row
+
+
+def stacked_headers(lines: list[dict]) -> list[dict]:
+    """A page's lines with a table header whose cells wrap onto two lines or more, written cell
+    after cell ("Level Entry delay (seconds)", "Max" / "latency", "Average current /" / "mA", ...
+    over rows of five cells), as one line of cells over the table's first row: each piece of the
+    lines right above the rows in the row's column it starts on (a piece over two columns cut at
+    the space nearest the second's start), a column's pieces top first. Read line by line, such a
+    header was prose and its table's rows had no labels ("5 | 4 | 1360 | 22 | 93")."""
+    out = list(lines)
+    k = 1
+    while k + 1 < len(out):
+        row, nxt = out[k], out[k + 1]
+        if len(row["c"]) >= 3 and len(nxt["c"]) == len(row["c"]) and all(
+                abs(a - b) <= _column_tolerance(row) for a, b in zip(row["x"], nxt["x"])):
+            labels = _labels(row, [nxt]) and k + 2 < len(out) and len(out[k + 2]["c"]) == len(row["c"])
+            got = _stacked_header(out, k + 1, labels=True) if labels else _stacked_header(out, k)
+            if got is not None:
+                first, head = got
+                out[first:k + 1 if labels else k] = [head]
+                k = first + 1
+        k += 1
+    return out
+
+
+def _stacked_header(lines: list[dict], k: int, labels: bool = False) -> tuple[int, dict] | None:
+    """(index of its first line, the header as one line) for the rows that start at ``k``, or None
+    when the lines above them are no header of two lines or more (``stacked_headers``).
+    ``labels``: the line right above the rows has a cell in every column, labels over their values
+    (``_labels``): the header's last line."""
+    row = lines[k]
+    size, tol, starts = max(row["s"], 1.0), _column_tolerance(row), row["x"]
+    taken: list[int] = []
+    heights: list[float] = []
+    j = k - 1
+    while j >= 0:
+        ln = lines[j]
+        ys = sorted({*heights, ln["y"]}, reverse=True)
+        if ((len(ln["c"]) >= len(row["c"]) and not (labels and j == k - 1)) or not ln.get("x") or ln["y"] <= row["y"]
+                or abs(ln["s"] - row["s"]) > 0.15 * size or ln["x"][0] < starts[0] - tol
+                or len(ys) > HEADER_LINES or ys[-1] - row["y"] > 2.5 * size
+                or any(a - b > HEADER_LEADING * size for a, b in zip(ys, ys[1:]))):
+            break
+        taken.append(j)
+        heights = ys
+        j -= 1
+    if len(heights) < 2:
+        return None  # one line: the table reading's own header rule
+    if j >= 0 and 0 < lines[j]["y"] - heights[0] <= HEADER_LEADING * size:
+        return None  # set on with the text above it: a paragraph's lines, or rows, no header standing apart
+    cols: list[list[tuple[float, float, str, float]]] = [[] for _ in starts]  # (-y, x, text, end)
+    for j in taken:
+        ln = lines[j]
+        for text, x, e in line_pieces(ln):
+            inner = [c for c in starts if x + tol < c < e - tol]
+            if len(inner) > 1:
+                return None  # a line across the table: a paragraph, no header
+            parts = [(text, x, e)]
+            if inner:
+                spaces = [i for i, ch in enumerate(text) if ch == " "]
+                if not spaces:
+                    return None
+                cut = min(spaces, key=lambda i: abs(x + _advance(text[:i + 1], ln["s"]) - inner[0]))
+                parts = [(text[:cut].strip(), x, inner[0]), (text[cut + 1:].strip(), inner[0], e)]
+            for t, a, b in parts:
+                col = next((i for i, c in enumerate(starts) if abs(a - c) <= tol), None)
+                if col is None or not t or _value_like(t):
+                    return None  # a piece off the columns, or a value: no header of theirs
+                cols[col].append((-ln["y"], a, t, b))
+    if sum(1 for c in cols if c) < 2:
+        return None
+    covered = {y: {i for i, c in enumerate(cols) for p in c if p[0] == -y} for y in heights}
+    if any(len(covered[y]) >= len(covered[heights[-1]]) for y in heights[:-1]):
+        return None  # each line across as many columns as the last: rows of their own, not one header
+    kept = [i for i, c in enumerate(cols) if c]
+    cells = [" ".join(t for *_, t, _e in sorted(cols[i])) for i in kept]
+    chars = sum(len(lines[j]["t"]) for j in taken) or 1
+    head = {"t": " ".join(cells), "s": row["s"], "y": min(lines[j]["y"] for j in taken),
+            "b": round(sum(lines[j].get("b", 0.0) * len(lines[j]["t"]) for j in taken) / chars, 2),
+            "c": cells if len(cells) >= 2 else [], "x": [starts[i] for i in kept],
+            "e": [max(e for *_, e in cols[i]) for i in kept]}
+    return min(taken), head
+
+
+def _value_like(text: str) -> bool:
+    """Whether a cell reads as a value, not a label: half its letters and digits or more are digits
+    ("7", "0x03", "100nF/16V"), as a table's rows hold and its header's labels do not."""
+    alnum = [ch for ch in text if ch.isalnum()]
+    return bool(alnum) and 2 * sum(ch.isdigit() for ch in alnum) >= len(alnum)
 
 
 _BROKEN = re.compile(r"(?<=[^\W\d_])[-\u00ad\u2010]$")  # a word broken at the line's end: "Verlänge-"

@@ -16,6 +16,12 @@ not), and only where the rewrite is exact: the array starts its line (no text sh
 pen is at the line's start), the next text shown after it is positioned anew (else it would follow
 the restored start), and the font's widths are known (a simple font's ``/Widths``, a composite font's
 ``/W`` under ``Identity-H``). Anything else is left as it is.
+
+A producer that places each cell of a row with its own ``Tm`` or ``Td`` on the row's baseline is read
+the same way by pypdf: one run at the first cell's x, a space for each move ("mA Approximate battery
+life (hours)" under two columns). Where such a move takes the pen ``CELL_MOVE`` em or more past the end
+of the text shown (the font's widths measure it), the same ``Tf`` is set again before it, so the reader
+ends its run there and the next cell is a run at its own x.
 """
 
 from __future__ import annotations
@@ -66,6 +72,8 @@ def split_wide_moves(page: Any) -> bool:
     font, size, tc, tw, th, tf = None, 0.0, 0.0, 0.0, 1.0, None
     stack: list[tuple] = []
     shown = False
+    line: list[float] | None = [1.0, 0.0, 0.0, 1.0, 0.0, 0.0]  # the text line matrix (None: not followed)
+    pen: float | None = 0.0  # how far the text shown moved the pen from the line's start (text space)
     for i, (args, op) in enumerate(ops):
         if op == b"q":
             stack.append((font, size, tc, tw, th, tf))
@@ -82,7 +90,19 @@ def split_wide_moves(page: Any) -> bool:
         elif op == b'"' and len(args) >= 3:
             tw, tc = _num(args[0]), _num(args[1])
         if op in _PLACE:
+            if shown and tf is not None and _cell_move(op, args, line, pen, size):
+                out.append((tf, b"Tf"))  # the reader ends its run here: the next starts at its own x
+                changed = True
             shown = False
+            line, pen = _placed_line(op, args, line), 0.0
+        elif op in _SHOW:
+            if font is not None and font not in glyphs:
+                glyphs[font] = _font_glyphs(fonts.get(font))
+            if op in (b"'", b'"'):
+                line, pen = None, 0.0
+            shown_items = (args[0] if op == b"TJ" else [args[-1]]) if args else []
+            step = _advance(shown_items, glyphs.get(font) if font is not None else None, size, tc, tw, th)
+            pen = None if pen is None or step is None else pen + step
         if (op == b"TJ" and not shown and args and isinstance(args[0], ArrayObject) and font is not None
                 and any(_wide(x, TJ_MOVE_UNLIKE) for x in args[0]) and _ends_line(ops, i)):
             if font not in glyphs:
@@ -122,6 +142,73 @@ def _ends_line(ops: list, i: int) -> bool:
     return True
 
 
+CELL_MOVE = 1.25  # em: a move along the line this far past the text shown starts a run of its own
+# (past the 1.2 em at which the line reader parts two runs into cells: every run cut here is a cell,
+# and no space between two runs is left to guess; nearer moves stay one run, pypdf's space kept)
+
+
+def _cell_move(op: bytes, args: list, line: list[float] | None, pen: float | None, size: float) -> bool:
+    """Whether a positioning operator moves the pen along its line (the same baseline) ``CELL_MOVE``
+    em or more past the end of the text shown since the line was placed: the next cell of a table
+    whose producer places each cell (``Tm``, ``Td``), which pypdf would read on as one run at the
+    first cell's x, one space between them ("mA Approximate battery life (hours)" under two
+    columns). A word's move (nearer than ``CELL_MOVE``) keeps the run as it is."""
+    if pen is None or size <= 0 or len(args) < 2:
+        return False
+    try:
+        if op in (b"Td", b"TD"):
+            tx, ty = _num(args[0]), _num(args[1])
+            return abs(ty) < 1e-6 and tx - pen >= CELL_MOVE * size
+        if op == b"Tm" and line is not None and len(args) >= 6:
+            m = [_num(v) for v in args[:6]]
+            if m[1] or m[2] or line[1] or line[2] or line[0] <= 0:
+                return False  # rotated or skewed text: left as it is
+            same_baseline = abs(m[5] - line[5]) <= 0.01 * size * abs(line[3] or 1.0)
+            return same_baseline and m[4] - (line[4] + pen * line[0]) >= CELL_MOVE * size * line[0]
+    except (TypeError, ValueError):
+        return False
+    return False
+
+
+def _placed_line(op: bytes, args: list, line: list[float] | None) -> list[float] | None:
+    """The text line matrix after a positioning operator (None where it is not followed: ``T*``
+    moves by the leading, which is not tracked)."""
+    try:
+        if op == b"BT":
+            return [1.0, 0.0, 0.0, 1.0, 0.0, 0.0]
+        if op == b"Tm" and len(args) >= 6:
+            return [_num(v) for v in args[:6]]
+        if op in (b"Td", b"TD") and line is not None and len(args) >= 2:
+            tx, ty = _num(args[0]), _num(args[1])
+            a, b, c, d, e, f = line
+            return [a, b, c, d, e + tx * a + ty * c, f + tx * b + ty * d]
+    except (TypeError, ValueError):
+        return None
+    return None if op == b"T*" else line
+
+
+def _advance(items: list, glyphs: Glyphs | None, size: float, tc: float, tw: float, th: float) -> float | None:
+    """How far showing ``items`` (strings, and a TJ array's numbers) moves the pen (text space);
+    None when a glyph's width is unknown."""
+    if glyphs is None:
+        return None
+    x = 0.0
+    for item in items:
+        if isinstance(item, (int, float)):
+            x -= float(item) / 1000.0 * size * th
+        elif isinstance(item, bytes):
+            x += _shown_width(bytes(item), glyphs, size, tc, tw, th)
+        else:
+            return None
+    return x
+
+
+def _shown_width(raw: bytes, glyphs: Glyphs, size: float, tc: float, tw: float, th: float) -> float:
+    """The pen's advance over a string's glyphs (PDF 32000-1 9.4.4): each glyph's width at the font
+    size, character spacing, word spacing after a space, all times the horizontal scale."""
+    return sum((w / 1000.0 * size + tc + (tw if space else 0.0)) * th for w, space in glyphs(raw))
+
+
 def _wide(item: Any, limit: float = TJ_MOVE) -> bool:
     """A move of ``limit`` or more to the right inside a TJ array."""
     return isinstance(item, (int, float)) and -float(item) >= limit
@@ -155,8 +242,7 @@ def _pieces(items: list, glyphs: Glyphs | None, size: float, tc: float, tw: floa
             raw = bytes(item) if isinstance(item, bytes) else None
             if raw is None:
                 return None
-            widths = glyphs(raw)
-            x += sum((w / 1000.0 * size + tc + (tw if space else 0.0)) * th for w, space in widths)
+            x += _shown_width(raw, glyphs, size, tc, tw, th)
         cur.append(item)
     if any(not isinstance(c, (int, float)) for c in cur):
         pieces.append((start, cur))

@@ -33,7 +33,7 @@ from typing import Any
 
 from engine.lang.text import wide
 
-__all__ = ["COLUMN_ROWS", "MIN_BANDS", "ROWS_ALIKE", "Rules", "page_rules", "ruled_rows"]
+__all__ = ["COLUMN_ROWS", "MIN_BANDS", "ROWS_ALIKE", "Rules", "line_pieces", "page_rules", "ruled_rows"]
 
 MIN_BANDS = 3  # rows between rules, header included, that make a drawn table (a booktabs table has 2)
 COLUMN_ROWS = 0.5  # a column without a rule of its own starts cells in this share of the rows at least
@@ -231,7 +231,7 @@ def _next_to(band: list[int], lines: list[dict], rule: float, size: float) -> li
         near.append(k)
         last = ln["y"]
     tol = 0.3 * max(size, 1.0)
-    pieces = [(lines[k]["y"], x) for k in near for _t, x, _e in _pieces(lines[k])]
+    pieces = [(lines[k]["y"], x) for k in near for _t, x, _e in line_pieces(lines[k])]
     side_by_side = [y for y, x in pieces if any(abs(y - y2) <= tol and abs(x - x2) > 2 * size for y2, x2 in pieces)]
     if not side_by_side:
         return []
@@ -239,7 +239,7 @@ def _next_to(band: list[int], lines: list[dict], rule: float, size: float) -> li
     return sorted(k for k in near if abs(lines[k]["y"] - rule) <= reach)
 
 
-def _pieces(ln: dict) -> list[tuple[str, float, float]]:
+def line_pieces(ln: dict) -> list[tuple[str, float, float]]:
     """A line's pieces: its cells with where they start and end, or the line whole."""
     if ln["c"]:
         return list(zip(ln["c"], ln["x"], ln["e"]))
@@ -262,7 +262,7 @@ def _columns(bands: list[list[dict]], vertical: Sequence[Segment], x0: float, x1
     for band in bands:
         seen: set[int] = set()
         for ln in band:
-            for _t, x, _e in _pieces(ln):
+            for _t, x, _e in line_pieces(ln):
                 k = next((i for i, s in enumerate(starts) if abs(s[0] - x) <= 0.6 * size), None)
                 if k is None:
                     starts.append([x, 0])
@@ -286,7 +286,7 @@ def _placed(band: list[dict], cols: list[float], x1: float) -> Placed | None:
     ends = [*cols[1:], x1]
     cells: Placed = [[] for _ in cols]
     for ln in band:
-        for text, x, e in _pieces(ln):
+        for text, x, e in line_pieces(ln):
             k = max(i for i, c in enumerate(cols) if x >= c - tol) if x >= cols[0] - tol else 0
             if e > ends[k] + tol:
                 return None

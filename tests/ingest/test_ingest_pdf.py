@@ -825,6 +825,47 @@ def test_wide_moves_are_split_only_where_the_rewrite_is_exact(content: str, widt
         assert runs == [("A", 72.0), ("B", 72.0 + 5.56 + moves[0]), ("C", 72.0 + 2 * 5.56 + moves[0] + moves[1])]
 
 
+def test_cells_placed_one_by_one_on_a_line_and_a_header_wrapped_over_two_lines_read_as_a_table(lib: Path) -> None:
+    # a producer that places each cell with Tm or Td on the row's baseline: pypdf reads the cells on
+    # as one run at the first one's x ("1 10 41 49"), and a header cell wrapped onto two lines
+    # ("Average" / "current") is written cell after cell; read so, the rows had no columns and no labels
+    xs = [72, 150, 230, 330]
+    content = ["BT /F1 10 Tf 72 730 Td (Levels of the pump:) Tj ET",
+               "BT /F1 10 Tf 1 0 0 1 72 690 Tm (Level) Tj 1 0 0 1 150 690 Tm (Delay) Tj "
+               "1 0 0 1 230 704 Tm (Average) Tj 0 -14 Td (current) Tj 1 0 0 1 330 690 Tm (Life (hours)) Tj ET"]
+    for k, cells in enumerate([("1", "10", "41", "49"), ("2", "8", "33", "60"), ("3", "6", "28", "72")]):
+        moves = " ".join(f"{b - a} 0 Td ({c}) Tj" for a, b, c in zip(xs, xs[1:], cells[1:]))
+        content.append(f"BT /F1 10 Tf 72 {670 - 14 * k} Td ({cells[0]}) Tj {moves} ET")
+    content.append("BT /F1 10 Tf 72 600 Td (Check) Tj 31 0 Td (the seals.) Tj ET")  # a word's move: one run
+    path = lib / "levels.pdf"
+    path.write_bytes(_widths_font(raw_pdf("\n".join(content).encode())))
+    doc, blocks = read_document(lib, path, ChunkingConfig())
+    rows = [doc.text[b.char_start:b.char_end] for b in blocks if b.kind == "table_row"]
+    assert rows == ["Level | Delay | Average current | Life (hours)", "1 | 10 | 41 | 49", "2 | 8 | 33 | 60",
+                    "3 | 6 | 28 | 72"], doc.text
+    assert "Check the seals." in doc.text, doc.text
+
+
+def test_a_paragraph_over_a_table_is_no_header_of_it() -> None:
+    from engine.ingest.pdf import stacked_headers
+
+    cols = [60.0, 150.0, 240.0]
+    rows = [_table_line(["1", "10", "41"], cols, 660.0), _table_line(["2", "8", "33"], cols, 646.0)]
+    prose = [_table_line(["The pump has three levels; each one"], [60.0], 688.0),
+             _table_line(["is set on the front panel."], [60.0], 676.0)]
+    prose[0]["e"], prose[1]["e"] = [330.0], [190.0]  # across the table's columns
+    assert stacked_headers([*prose, *rows]) == [*prose, *rows]
+    one = [_table_line(["Level", "Delay", "Current"], cols, 676.0)]  # one line: the table reading's own rule
+    assert stacked_headers([*one, *rows]) == [*one, *rows]
+    # rows with an empty cell over rows with all theirs: values, each line across the same columns
+    short = [_table_line(["7", "100nF/16V"], cols[:2], 688.0), _table_line(["2", "100nF/100V"], cols[:2], 674.0)]
+    assert stacked_headers([*short, *rows]) == [*short, *rows]
+    same = [_table_line(["Part", "Value"], cols[:2], 688.0), _table_line(["Qty", "Note"], cols[:2], 674.0)]
+    assert stacked_headers([*same, *rows]) == [*same, *rows]
+    two = [_table_line(["Average"], [240.0], 690.0), _table_line(["Level", "Delay", "current"], cols, 676.0)]
+    assert stacked_headers([*two, *rows])[0]["c"] == ["Level", "Delay", "Average current"]
+
+
 def test_a_composite_fonts_widths_are_read_from_its_w_array() -> None:
     from pypdf.generic import ArrayObject, DictionaryObject, NameObject, NumberObject
 
