@@ -145,6 +145,8 @@ def build_blocks(data: dict) -> Parsed | PdfFailure:
     kept = without_index(kept)
     marked = outline_heads(kept, data.get("outline") or [])
     bold = bold_marks_headings(kept, body)
+    if marked is not None and bold:
+        bold_subheads(kept, marked, body)
     heads: list[set[int]] = ([set(m) for m in marked] if marked is not None
                              else [heading_lines(lines, body, bold) for lines in kept])
     for p, (lines, ks) in enumerate(zip(kept, heads)):
@@ -496,6 +498,46 @@ def outline_heads(pages: list[list[dict]], outline: list[list]) -> list[dict[int
     if not outline or hits < max(3, OUTLINE_FOUND * len(outline)):
         return None
     return found
+
+
+def bold_subheads(pages: list[list[dict]], marked: list[dict[int, tuple[int, int]]], body: float) -> None:
+    """Add to the outline's headings (``marked``, in place) the bold lines at the body's size below
+    them that read as headings (``heading_lines``), one level under the outline heading above each:
+    an outline often stops at a chapter's sections ("Options") while the manual heads each setting
+    in it in bold ("Batt Cal", "Eco Level"); read as one section, a warning at its head travelled
+    with every answer from any of its settings. A bold title wrapped onto the next line is one
+    heading. Only where a paragraph follows it, in plain type and starting where it starts (not a
+    table's header over its rows, nor a drawing's labels), and not a line ending in a colon
+    ("Notes:"): it announces what follows, in the section it is in."""
+    level, entry = 0, -1
+    for lines, found in zip(pages, marked):
+        candidates = heading_lines(lines, body, True)
+
+        def bold_line(k: int) -> bool:
+            ln = lines[k]
+            return (k in candidates and k not in found and ln["s"] < body * 1.15 and ln.get("b", 0.0) >= HEADER_BOLD
+                    and not reads_as_sentence(ln["t"]))
+
+        k = 0
+        while k < len(lines):
+            if k in found:
+                level = found[k][0]
+            if not (level and bold_line(k)):
+                k += 1
+                continue
+            group = [k]
+            while group[-1] + 1 < len(lines) and bold_line(group[-1] + 1) and title_goes_on(lines[group[-1]],
+                                                                                         lines[group[-1] + 1]):
+                group.append(group[-1] + 1)
+            last, after = lines[group[-1]], group[-1] + 1
+            nxt = lines[after] if after < len(lines) else None
+            if (nxt is not None and not last["t"].rstrip().endswith((":", "：")) and not nxt["c"]
+                    and nxt.get("b", 0.0) < HEADER_BOLD and nxt.get("x") and lines[k].get("x")
+                    and abs(nxt["x"][0] - lines[k]["x"][0]) <= max(nxt["s"], 1.0)
+                    and 0 < last["y"] - nxt["y"] <= 2.5 * max(nxt["s"], 1.0)):
+                found.update({j: (min(level + 1, 6), entry) for j in group})
+                entry -= 1
+            k = after
 
 
 SAME_LEVEL = 0.95  # heading sizes within 5 % of a level's largest are that level (21.96 and 21.48 pt)

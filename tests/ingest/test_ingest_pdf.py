@@ -405,6 +405,48 @@ def test_the_outline_of_a_pdf_gives_its_headings_and_their_levels(lib: Path) -> 
     assert path_of("Note: do not open the case while the radio is on") == ("Radio guide", "Main Menu", "Options")
 
 
+def test_bold_headings_under_the_outlines_deepest_entry_head_their_own_sections(lib: Path) -> None:
+    # the outline stops at "Options"; the manual heads each setting in it in bold at the body's size.
+    # Read as one section, the warning under "Auto lock" travelled with the answers about "Batt Cal"
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.add_page()
+
+    def put(text: str, style: str = "", section: int | None = None, size: float = 11) -> None:
+        if section is not None:
+            pdf.start_section(text, level=section)
+        pdf.set_font("helvetica", style=style, size=size)
+        pdf.cell(0, size * 0.6, text, new_x="LMARGIN", new_y="NEXT")
+        pdf.ln(2)
+
+    put("Radio guide", section=0, size=20)
+    put("Install the battery before you switch the radio on.")
+    put("Main Menu", style="B", section=1)
+    put("Press the menu key to open the main menu.")
+    put("Options", style="B", section=2)
+    put("The options menu holds the settings of the firmware.")
+    put("Auto lock", style="B")
+    put("Never leave the radio unattended: the keys lock after a minute.")
+    put("Batt Cal", style="B")
+    put("This setting calibrates the voltage display, by half a volt at most.")
+    put("Notes:", style="B")
+    put("The reading can differ from the charger's while the radio transmits.")
+    path = lib / "radio.pdf"
+    pdf.output(str(path))
+    doc, blocks = read_document(lib, path, ChunkingConfig())
+    paths = {doc.text[b.char_start:b.char_end]: b.heading_path for b in blocks if b.kind == "paragraph"}
+
+    def path_of(text: str) -> tuple[str, ...]:
+        return next(p for t, p in paths.items() if text in t)
+
+    options = ("Radio guide", "Main Menu", "Options")
+    assert path_of("The options menu holds") == options
+    assert path_of("the keys lock after a minute") == (*options, "Auto lock")
+    assert path_of("calibrates the voltage display") == (*options, "Batt Cal")
+    assert path_of("The reading can differ") == (*options, "Batt Cal")  # "Notes:" announces, heads nothing
+
+
 def test_a_table_of_contents_is_no_text_but_dot_leaders_before_values_are() -> None:
     def page(*texts: str) -> list[dict]:
         return [{"t": t, "s": 10.0, "y": 700.0 - 12 * i, "c": []} for i, t in enumerate(texts)]
