@@ -506,7 +506,7 @@ def bold_subheads(pages: list[list[dict]], marked: list[dict[int, tuple[int, int
     an outline often stops at a chapter's sections ("Options") while the manual heads each setting
     in it in bold ("Batt Cal", "Eco Level"); read as one section, a warning at its head travelled
     with every answer from any of its settings. A bold title wrapped onto the next line is one
-    heading. Only where a paragraph follows it, in plain type and starting where it starts (not a
+    heading; the last lines of a bold statement are none. Only where a paragraph follows it, in plain type and starting where it starts (not a
     table's header over its rows, nor a drawing's labels), and not a line ending in a colon
     ("Notes:"): it announces what follows, in the section it is in."""
     level, entry = 0, -1
@@ -522,8 +522,10 @@ def bold_subheads(pages: list[list[dict]], marked: list[dict[int, tuple[int, int
         while k < len(lines):
             if k in found:
                 level = found[k][0]
-            if not (level and bold_line(k)):
-                k += 1
+            above = lines[k - 1] if k else None
+            if not (level and bold_line(k)) or (above is not None and above.get("b", 0.0) >= HEADER_BOLD
+                                                and title_goes_on(above, lines[k])):
+                k += 1  # not a heading, or the end of a bold statement the line above starts
                 continue
             group = [k]
             while group[-1] + 1 < len(lines) and bold_line(group[-1] + 1) and title_goes_on(lines[group[-1]],

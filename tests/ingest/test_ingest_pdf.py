@@ -413,23 +413,29 @@ def test_bold_headings_under_the_outlines_deepest_entry_head_their_own_sections(
     pdf = FPDF()
     pdf.add_page()
 
-    def put(text: str, style: str = "", section: int | None = None, size: float = 11) -> None:
+    def put(text: str, style: str = "", section: int | None = None, size: float = 11, tight: bool = False) -> None:
         if section is not None:
             pdf.start_section(text, level=section)
         pdf.set_font("helvetica", style=style, size=size)
-        pdf.cell(0, size * 0.6, text, new_x="LMARGIN", new_y="NEXT")
-        pdf.ln(2)
+        pdf.cell(0, 4.5 if tight else size * 0.6, text, new_x="LMARGIN", new_y="NEXT")  # mm
+        if not tight:
+            pdf.ln(2)
 
     put("Radio guide", section=0, size=20)
     put("Install the battery before you switch the radio on.")
+    put("Charge it fully before the first use; a new battery takes about four hours.")
     put("Main Menu", style="B", section=1)
     put("Press the menu key to open the main menu.")
+    put("The arrow keys move through its entries, and the green key opens the one shown.")
     put("Options", style="B", section=2)
     put("The options menu holds the settings of the firmware.")
     put("Auto lock", style="B")
     put("Never leave the radio unattended: the keys lock after a minute.")
     put("Batt Cal", style="B")
     put("This setting calibrates the voltage display, by half a volt at most.")
+    put("Help! It shows no voltage since the update.", style="B", tight=True)
+    put("Is it broken?", style="B")  # the end of a bold question: no heading
+    put("Calibrate it again after each update of the firmware.")
     put("Notes:", style="B")
     put("The reading can differ from the charger's while the radio transmits.")
     path = lib / "radio.pdf"
@@ -444,6 +450,7 @@ def test_bold_headings_under_the_outlines_deepest_entry_head_their_own_sections(
     assert path_of("The options menu holds") == options
     assert path_of("the keys lock after a minute") == (*options, "Auto lock")
     assert path_of("calibrates the voltage display") == (*options, "Batt Cal")
+    assert path_of("Calibrate it again") == (*options, "Batt Cal")
     assert path_of("The reading can differ") == (*options, "Batt Cal")  # "Notes:" announces, heads nothing
 
 
