@@ -140,7 +140,8 @@ def build_blocks(data: dict) -> Parsed | PdfFailure:
     if not sizes:
         return PdfFailure(_NO_TEXT)
     body = sizes.most_common(1)[0][0]
-    kept = [stacked_headers(wrapped_cells(dehyphenate(without_contents([ln for k, ln in enumerate(lines) if k not in furniture]))))
+    kept = [stacked_headers(wrapped_cells(dehyphenate(without_contents(
+                [ln for k, ln in enumerate(lines) if k not in furniture]))))
             for lines, furniture in zip(pages, page_furniture(pages))]
     kept = without_index(kept)
     marked = outline_heads(kept, data.get("outline") or [])
@@ -506,9 +507,10 @@ def bold_subheads(pages: list[list[dict]], marked: list[dict[int, tuple[int, int
     an outline often stops at a chapter's sections ("Options") while the manual heads each setting
     in it in bold ("Batt Cal", "Eco Level"); read as one section, a warning at its head travelled
     with every answer from any of its settings. A bold title wrapped onto the next line is one
-    heading; the last lines of a bold statement are none. Only where a paragraph follows it, in plain type and starting where it starts (not a
-    table's header over its rows, nor a drawing's labels), and not a line ending in a colon
-    ("Notes:"): it announces what follows, in the section it is in."""
+    heading; the last lines of a bold statement are none. Only where a paragraph follows it, in
+    plain type and starting where it starts (not a table's header over its rows, nor a drawing's
+    labels), and not a line ending in a colon ("Notes:"): it announces what follows, in the section
+    it is in."""
     level, entry = 0, -1
     for lines, found in zip(pages, marked):
         candidates = heading_lines(lines, body, True)
