@@ -387,17 +387,12 @@ def _stacked_header(lines: list[dict], k: int, labels: bool = False) -> tuple[in
     for j in taken:
         ln = lines[j]
         for text, x, e in line_pieces(ln):
-            inner = [c for c in starts if x + tol < c < e - tol]
-            if len(inner) > 1:
-                return None  # a line across the table: a paragraph, no header
-            parts = [(text, x, e)]
-            if inner:
-                spaces = [i for i, ch in enumerate(text) if ch == " "]
-                if not spaces:
-                    return None
-                cut = min(spaces, key=lambda i: abs(x + _advance(text[:i + 1], ln["s"]) - inner[0]))
-                parts = [(text[:cut].strip(), x, inner[0]), (text[cut + 1:].strip(), inner[0], e)]
-            for t, a, b in parts:
+            inner = sum(1 for c in starts if x + tol < c < e - tol)
+            pieces = _cut_on_columns(text, x, e, ln["s"], starts, tol)
+            if inner > 1 or len(pieces) != inner + 1:
+                return None  # a line across the table (a paragraph, no header), or one not to be cut
+            ends = [at for _t, at in pieces[1:]] + [e]
+            for (t, a), b in zip(pieces, ends):
                 col = next((i for i, c in enumerate(starts) if abs(a - c) <= tol), None)
                 if col is None or not t or _value_like(t):
                     return None  # a piece off the columns, or a value: no header of theirs
@@ -540,7 +535,7 @@ def bold_subheads(pages: list[list[dict]], marked: list[dict[int, tuple[int, int
                     and abs(nxt["x"][0] - lines[k]["x"][0]) <= max(nxt["s"], 1.0)
                     and 0 < last["y"] - nxt["y"] <= 2.5 * max(nxt["s"], 1.0)):
                 found.update({j: (min(level + 1, 6), entry) for j in group})
-                entry -= 1
+                entry -= 1  # an entry number no outline entry has: the group's lines are one title
             k = after
 
 
@@ -980,16 +975,27 @@ def _header_cells(head: dict, row: dict) -> list[str]:
     tol = _column_tolerance(row)
     out: list[str] = []
     for text, x, e in zip(head["c"], head["x"], head["e"]):
-        inner = [c for c in row["x"] if x + tol < c < e - tol]
-        for c in inner:
-            spaces = [i for i, ch in enumerate(text) if ch == " "]
-            if not spaces:
-                break
-            cut = min(spaces, key=lambda i: abs(x + _advance(text[:i + 1], head["s"]) - c))
-            out.append(text[:cut].strip())
-            text, x = text[cut + 1:], x + _advance(text[:cut + 1], head["s"])
-        out.append(text.strip())
+        out += [piece for piece, _at in _cut_on_columns(text, x, e, head["s"], row["x"], tol)]
     return out if len(out) == len(row["c"]) and all(out) else list(head["c"])
+
+
+def _cut_on_columns(text: str, x: float, e: float, size: float, starts: Sequence[float],
+                    tol: float) -> list[tuple[str, float]]:
+    """``text``, set from ``x`` to ``e``, cut at each column start of ``starts`` inside it, at the
+    space whose estimated position (``_advance``) is nearest to it: (piece, where it starts: ``x``,
+    then the column start it was cut at). Fewer pieces than columns inside it when a piece has no
+    space left to cut at (its rest stays whole)."""
+    out: list[tuple[str, float]] = []
+    at = start = x
+    for c in [c for c in starts if x + tol < c < e - tol]:
+        spaces = [i for i, ch in enumerate(text) if ch == " "]
+        if not spaces:
+            break
+        cut = min(spaces, key=lambda i: abs(at + _advance(text[:i + 1], size) - c))
+        out.append((text[:cut].strip(), start))
+        text, at, start = text[cut + 1:], at + _advance(text[:cut + 1], size), c
+    out.append((text.strip(), start))
+    return out
 
 
 # --- child side ----------------------------------------------------------------

@@ -101,7 +101,7 @@ def split_wide_moves(page: Any) -> bool:
             if op in (b"'", b'"'):
                 line, pen = None, 0.0
             shown_items = (args[0] if op == b"TJ" else [args[-1]]) if args else []
-            step = _advance(shown_items, glyphs.get(font) if font is not None else None, size, tc, tw, th)
+            step = _pen_advance(shown_items, glyphs.get(font) if font is not None else None, size, tc, tw, th)
             pen = None if pen is None or step is None else pen + step
         if (op == b"TJ" and not shown and args and isinstance(args[0], ArrayObject) and font is not None
                 and any(_wide(x, TJ_MOVE_UNLIKE) for x in args[0]) and _ends_line(ops, i)):
@@ -187,7 +187,7 @@ def _placed_line(op: bytes, args: list, line: list[float] | None) -> list[float]
     return None if op == b"T*" else line
 
 
-def _advance(items: list, glyphs: Glyphs | None, size: float, tc: float, tw: float, th: float) -> float | None:
+def _pen_advance(items: list, glyphs: Glyphs | None, size: float, tc: float, tw: float, th: float) -> float | None:
     """How far showing ``items`` (strings, and a TJ array's numbers) moves the pen (text space);
     None when a glyph's width is unknown."""
     if glyphs is None:
