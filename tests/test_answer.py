@@ -297,6 +297,40 @@ def test_condition_in_next_section_travels_with_the_step():
     assert not any("recycler" in c.text for c in a.claims)
 
 
+PUMP = """# Pump manual
+
+## Priming the pump
+
+Fill the pump casing with clean water through the priming plug before the first start.
+
+## Priming the pump after storage
+
+Fill the pump casing with clean water through the priming plug after storage. Then go on with the next section.
+
+## Sealing the plug
+
+Never start the pump before the priming plug is sealed with new PTFE tape.
+"""
+
+
+def test_next_section_conditions_travel_with_the_best_passage_only():
+    """A runner-up passage (another section close to the question) is cited with its own
+    statements, but the section it points forward to stays out: its conditions govern steps
+    the answer does not show."""
+    lib = FakeLibrary({"en/pump.md": (meta("pump", models=("P-1",)), PUMP)})
+    question = "How do I fill the pump casing with clean water through the priming plug?"
+    a = ask(lib, question, k=2)
+    cited = {c.n: c for c in a.citations}
+    headings = {cited[c.citation].heading_path[-1] for c in a.claims}
+    assert {"Priming the pump", "Priming the pump after storage"} <= headings, [c.text for c in a.claims]
+    assert not any("PTFE" in c.text for c in a.claims), [c.text for c in a.claims]
+    # the same section pointing forward from the best passage brings the condition along
+    b = ask(lib, "What is the pump casing filled with after storage?", k=1)
+    assert any("PTFE" in c.text and c.is_condition for c in b.claims), [c.text for c in b.claims]
+    assert_verbatim(lib, a)
+    assert_verbatim(lib, b)
+
+
 def test_injection_is_flagged_and_not_followed():
     lib = library()
     a = ask(lib, "What is the impeller nut torque?", k=3)
