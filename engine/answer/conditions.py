@@ -27,7 +27,8 @@ MAX_SECTION_CONDITIONS = 2  # conditions from the head of the chosen units' sect
 def _conditions(a: Assessment, chosen: list[ScoredUnit], question: str, library) -> list[ScoredUnit]:
     """Warnings and restrictions that travel with the chosen units: those next to them, those
     at the head of their section (a "lock out the breaker first" above the step it governs,
-    even in an earlier chunk of the section), and the next section's when one points forward."""
+    even in an earlier chunk of the section), and the next section's when the best claim's section
+    points forward."""
     by_chunk: dict[str, list[ScoredUnit]] = {}
     for s in a.units:
         by_chunk.setdefault(s.chunk.id, []).append(s)
@@ -44,28 +45,32 @@ def _conditions(a: Assessment, chosen: list[ScoredUnit], question: str, library)
     for o in _section_head_conditions(chosen, by_chunk, library, seen):
         out.append(o)
         seen.add((o.chunk.id, o.unit.order))
-    # the best claim's section, when it points forward, brings the conditions of the next section
-    forward_done: set[str] = set()
-    for s in chosen[:1]:
-        if s.chunk.id in forward_done:
-            continue
-        forward_done.add(s.chunk.id)
-        section = _section_units(s.chunk, by_chunk, library)
-        pointer = next((o for o in section if refers_forward(o.unit.text) and not o.flagged), None)
-        if pointer is None:
-            continue
-        if (pointer.chunk.id, pointer.unit.order) not in seen:
-            out.append(pointer)
-            seen.add((pointer.chunk.id, pointer.unit.order))
-        nxt = _next_section_chunk(s.chunk, library)
-        if nxt is None:
-            continue
-        cands = _score_extra(question, nxt, s.rank, library, by_chunk, a.query_vector)
-        conds = [o for o in cands if o.condition and not o.flagged and (o.chunk.id, o.unit.order) not in seen]
-        for o in sorted(conds, key=lambda o: -o.score)[:MAX_FORWARD_CONDITIONS]:
-            out.append(o)
-            seen.add((o.chunk.id, o.unit.order))
+    if chosen:  # the best claim's section, when it points forward, brings the next section's conditions
+        out += _forward_conditions(chosen[0], by_chunk, question, library, a, seen)
     return out[:MAX_CONDITIONS + MAX_FORWARD_CONDITIONS + MAX_SECTION_CONDITIONS]
+
+
+def _forward_conditions(s: ScoredUnit, by_chunk: dict[str, list[ScoredUnit]], question: str, library,
+                        a: Assessment, seen: set[tuple[str, int]]) -> list[ScoredUnit]:
+    """When ``s``'s section points forward ("the next section must be completed first"): the
+    statement that does, and the next section's conditions, ``MAX_FORWARD_CONDITIONS`` at most."""
+    section = _section_units(s.chunk, by_chunk, library)
+    pointer = next((o for o in section if refers_forward(o.unit.text) and not o.flagged), None)
+    if pointer is None:
+        return []
+    out = []
+    if (pointer.chunk.id, pointer.unit.order) not in seen:
+        out.append(pointer)
+        seen.add((pointer.chunk.id, pointer.unit.order))
+    nxt = _next_section_chunk(s.chunk, library)
+    if nxt is None:
+        return out
+    cands = _score_extra(question, nxt, s.rank, library, by_chunk, a.query_vector)
+    conds = [o for o in cands if o.condition and not o.flagged and (o.chunk.id, o.unit.order) not in seen]
+    for o in sorted(conds, key=lambda o: -o.score)[:MAX_FORWARD_CONDITIONS]:
+        out.append(o)
+        seen.add((o.chunk.id, o.unit.order))
+    return out
 
 
 def _section_head_conditions(chosen: list[ScoredUnit], by_chunk: dict[str, list[ScoredUnit]], library,
