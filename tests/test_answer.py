@@ -305,7 +305,7 @@ Fill the pump casing with clean water through the priming plug before the first 
 
 ## Priming the pump after storage
 
-Fill the pump casing with clean water through the priming plug after storage. Then go on with the next section.
+Fill the pump casing with clean water through the priming plug again. Then go on with the next section.
 
 ## Sealing the plug
 
@@ -549,6 +549,9 @@ def test_select_units_takes_the_best_unit_of_each_close_passage():
     assert chosen[0] is u1[0]
     assert u2[1] in chosen and u2[0] not in chosen and u1[1] not in chosen
     assert not any(s.chunk.id == c3.id for s in chosen)
+    # one margin for every passage: the second one just past it is left out too
+    u4 = _scored(c2, [0.90 - 1.2 * PASSAGE_MARGIN], 2)
+    assert [s.chunk.id for s in select_units(u1 + u4, limit=6)] == [c1.id]
     # bounded: never more than the limit, never more passages than MAX_PASSAGES
     many = [s for i, c in enumerate(lib.all_chunks()) for s in _scored(c, [0.9] * 3, i + 1)]
     few = select_units(many, limit=3)
@@ -1241,14 +1244,14 @@ def test_a_list_announced_by_a_statement_marked_safety_moves_with_it():
 
 def test_a_warning_leads_its_own_passage_not_the_answer_to_another_question():
     gen = ("# Falke generator\n\n## Spark plug\n\nThe spark plug electrode gap is 0.7 mm.\n\n## Spark plug check\n\n"
-           "WARNING: a hot spark plug burns the skin. The spark plug electrode gap is checked with a feeler gauge.\n")
+           "WARNING: a hot spark plug burns the skin. The spark plug electrode gap is checked with a gauge.\n")
     lib = FakeLibrary({"gen.md": (meta("gen"), gen)})
     a = ask(lib, "What is the spark plug electrode gap?", k=2)
     texts = [c.text for c in a.claims]
     assert texts[0] == "The spark plug electrode gap is 0.7 mm."  # the direct answer first
     # the other passage's warning is marked and leads that passage's statements
     assert texts[1:] == ["WARNING: a hot spark plug burns the skin.",
-                         "The spark plug electrode gap is checked with a feeler gauge."]
+                         "The spark plug electrode gap is checked with a gauge."]
     assert a.claims[1].safety and a.claims[1].citation != a.claims[0].citation
 
 
