@@ -182,7 +182,7 @@ fitted on the three sets) .81 / .18 -> .87 / .27. The best of the first three pa
 (.60 / .49, .36 / .31, ...), nor the tuned one on 128-token pairs (klipper .81) or on (question,
 heading path and best unit) pairs. A gain of a question or two a set, mixed on removed-gold, for
 one 256-token pair a question, about 39 ms on 2 cores (warm search p50 44 ms, the answer's
-composition 16 ms): warm ask would go from 1.4x to about 2x the search (issue 15), so not shipped.
+composition 16 ms): warm ask would go from 1.4x to about 2.2x the search (issue 15), so not shipped.
 Nor the threshold read off the manual sets held out of the fit (2026-12-04): at .08 of the
 answerable WLED, ZMK and device-pdfs train questions that reached the context the base variant's
 threshold would be .242 instead of .207. On those train splits it abstains more on answerable
