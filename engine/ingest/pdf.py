@@ -72,8 +72,8 @@ from pathlib import Path
 
 from engine.ingest.blocks import BlockBuilder, Parsed
 from engine.ingest.contents import contents_entries, entry, places_in_order, runs
-from engine.ingest.pdf_gaps import default_width, split_wide_moves
-from engine.ingest.pdf_grid import line_pieces, page_rules, ruled_rows
+from engine.ingest.pdf_gaps import default_width, matrix_product, split_wide_moves
+from engine.ingest.pdf_grid import joined_bold, line_pieces, page_rules, ruled_rows
 from engine.lang.outline import Outline
 from engine.lang.text import wide
 from engine.lang.words import terms
@@ -404,9 +404,8 @@ def _stacked_header(lines: list[dict], k: int, labels: bool = False) -> tuple[in
         return None  # each line across as many columns as the last: rows of their own, not one header
     kept = [i for i, c in enumerate(cols) if c]
     cells = [" ".join(t for *_, t, _e in sorted(cols[i])) for i in kept]
-    chars = sum(len(lines[j]["t"]) for j in taken) or 1
     head = {"t": " ".join(cells), "s": row["s"], "y": min(lines[j]["y"] for j in taken),
-            "b": round(sum(lines[j].get("b", 0.0) * len(lines[j]["t"]) for j in taken) / chars, 2),
+            "b": joined_bold([lines[j] for j in taken]),
             "c": cells if len(cells) >= 2 else [], "x": [starts[i] for i in kept],
             "e": [max(e for *_, e in cols[i]) for i in kept]}
     return min(taken), head
@@ -1000,12 +999,6 @@ def _cut_on_columns(text: str, x: float, e: float, size: float, starts: Sequence
 
 # --- child side ----------------------------------------------------------------
 
-def _mul(a: list[float], b: list[float]) -> list[float]:
-    return [a[0] * b[0] + a[1] * b[2], a[0] * b[1] + a[1] * b[3],
-            a[2] * b[0] + a[3] * b[2], a[2] * b[1] + a[3] * b[3],
-            a[4] * b[0] + a[5] * b[2] + b[4], a[4] * b[1] + a[5] * b[3] + b[5]]
-
-
 def extract(path: str) -> dict:
     """Lines of every page in reading order (``_lines``, ``reading_order``)."""
     from pypdf import PdfReader
@@ -1027,7 +1020,7 @@ def extract(path: str) -> dict:
             def visit(text: str, cm: list[float], tm: list[float], font: object, fs: float) -> None:
                 if not text:
                     return
-                m = _mul(list(tm), list(cm)) if cm else list(tm)
+                m = matrix_product(tm, cm) if cm else list(tm)
                 scale = math.hypot(m[0], m[1]) or 1.0
                 if id(font) not in widths:
                     widths[id(font)] = (font, _font_widths(font), _bold(font))

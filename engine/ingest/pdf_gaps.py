@@ -26,11 +26,12 @@ ends its run there and the next cell is a run at its own x.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from itertools import islice
 from typing import Any
 
-__all__ = ["ALIKE", "MIN_PIECES", "TJ_MOVE", "TJ_MOVE_UNLIKE", "default_width", "split_wide_moves"]
+__all__ = ["ALIKE", "MIN_PIECES", "TJ_MOVE", "TJ_MOVE_UNLIKE", "default_width", "matrix_product",
+           "split_wide_moves"]
 
 TJ_MOVE = 2000  # thousandths of an em: a move this wide inside a TJ array parts two runs,
 TJ_MOVE_UNLIKE = 1000  # and one this wide where the array's moves this wide are not all alike:
@@ -170,6 +171,14 @@ def _cell_move(op: bytes, args: list, line: list[float] | None, pen: float | Non
     return False
 
 
+def matrix_product(a: Sequence[float], b: Sequence[float]) -> list[float]:
+    """``a`` times ``b``, both PDF matrices ``[a b c d e f]`` (PDF 32000-1 8.3.4): ``cm`` and ``Td``
+    put their matrix before the current one."""
+    return [a[0] * b[0] + a[1] * b[2], a[0] * b[1] + a[1] * b[3],
+            a[2] * b[0] + a[3] * b[2], a[2] * b[1] + a[3] * b[3],
+            a[4] * b[0] + a[5] * b[2] + b[4], a[4] * b[1] + a[5] * b[3] + b[5]]
+
+
 def _placed_line(op: bytes, args: list, line: list[float] | None) -> list[float] | None:
     """The text line matrix after a positioning operator (None where it is not followed: ``T*``
     moves by the leading, which is not tracked)."""
@@ -179,9 +188,7 @@ def _placed_line(op: bytes, args: list, line: list[float] | None) -> list[float]
         if op == b"Tm" and len(args) >= 6:
             return [_num(v) for v in args[:6]]
         if op in (b"Td", b"TD") and line is not None and len(args) >= 2:
-            tx, ty = _num(args[0]), _num(args[1])
-            a, b, c, d, e, f = line
-            return [a, b, c, d, e + tx * a + ty * c, f + tx * b + ty * d]
+            return matrix_product([1.0, 0.0, 0.0, 1.0, _num(args[0]), _num(args[1])], line)
     except (TypeError, ValueError):
         return None
     return None if op == b"T*" else line

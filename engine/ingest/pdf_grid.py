@@ -31,9 +31,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from engine.ingest.pdf_gaps import matrix_product
 from engine.lang.text import wide
 
-__all__ = ["COLUMN_ROWS", "MIN_BANDS", "ROWS_ALIKE", "Rules", "line_pieces", "page_rules", "ruled_rows"]
+__all__ = ["COLUMN_ROWS", "MIN_BANDS", "ROWS_ALIKE", "Rules", "joined_bold", "line_pieces", "page_rules",
+           "ruled_rows"]
 
 MIN_BANDS = 3  # rows between rules, header included, that make a drawn table (a booktabs table has 2)
 COLUMN_ROWS = 0.5  # a column without a rule of its own starts cells in this share of the rows at least
@@ -97,9 +99,7 @@ def page_rules(page: Any) -> Rules:
                 if stack:
                     ctm = stack.pop()
             elif op == b"cm" and len(args) == 6:
-                a, b, c, d, e, f = (float(v) for v in args)
-                ctm = [a * ctm[0] + b * ctm[2], a * ctm[1] + b * ctm[3], c * ctm[0] + d * ctm[2],
-                       c * ctm[1] + d * ctm[3], e * ctm[0] + f * ctm[2] + ctm[4], e * ctm[1] + f * ctm[3] + ctm[5]]
+                ctm = matrix_product([float(v) for v in args], ctm)
             elif op == b"m" and len(args) == 2:
                 start = at = put((float(args[0]), float(args[1])))
             elif op == b"l" and len(args) == 2:
@@ -299,13 +299,17 @@ def _placed(band: list[dict], cols: list[float], x1: float) -> Placed | None:
     return cells
 
 
+def joined_bold(lines: Sequence[dict]) -> float:
+    """The bold share (``b``) of one line made of ``lines``: theirs, weighted by their characters."""
+    chars = sum(len(ln["t"]) for ln in lines) or 1
+    return round(sum(ln.get("b", 0.0) * len(ln["t"]) for ln in lines) / chars, 2)
+
+
 def _row(cells: Placed, cols: list[float], band: list[dict]) -> dict:
     """One row of cells from its placed pieces (``band``: the lines they come from)."""
     texts = [_joined([t for *_, t in c]) for c in cells]
-    chars = sum(len(ln["t"]) for ln in band) or 1
     return {"t": " ".join(t for t in texts if t), "s": max(ln["s"] for ln in band) or 10.0,
-            "y": max(ln["y"] for ln in band),
-            "b": round(sum(ln.get("b", 0.0) * len(ln["t"]) for ln in band) / chars, 2), "c": texts,
+            "y": max(ln["y"] for ln in band), "b": joined_bold(band), "c": texts,
             "x": [round(min((x for _y, x, _e, _t in c), default=cols[i]), 1) for i, c in enumerate(cells)],
             "e": [round(max((e for _y, _x, e, _t in c), default=cols[i]), 1) for i, c in enumerate(cells)]}
 
