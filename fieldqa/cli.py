@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import shlex
 import sys
 from pathlib import Path
 
@@ -128,6 +129,15 @@ def folder_problem(folder: Path | None, files_too: bool = False) -> str:
     return ""
 
 
+def swapped_hint(command: str, args: argparse.Namespace) -> str:
+    """A hint when the folder and the question came the wrong way round (``fieldqa ask samples
+    "question"``): the question names an existing folder and the folder does not exist."""
+    question, path = getattr(args, "question", None), getattr(args, "path", None)
+    if not question or path is None or Path(path).exists() or not Path(question).is_dir():
+        return ""
+    return f" (the question comes first: fieldqa {command} {shlex.quote(str(path))} {shlex.quote(question)})"
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
@@ -141,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
             problem = question_problem(getattr(args, "question", None)) or folder_problem(
                 getattr(args, "path", None) or getattr(args, "corpus", None), files_too=argv[0] == "chunks")
             if problem:
-                print(f"fieldqa {argv[0]}: {problem}", file=sys.stderr)
+                print(f"fieldqa {argv[0]}: {problem}{swapped_hint(argv[0], args)}", file=sys.stderr)
                 return 2
             return int(args.func(args) or 0)
         args = tui_parser().parse_args(argv)

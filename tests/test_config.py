@@ -80,6 +80,19 @@ def test_a_missing_folder_is_refused_before_anything_is_created(capsys, tmp_path
     assert not (tmp_path / "idx").exists()
 
 
+@pytest.mark.parametrize("command", ["ask", "search"])
+def test_a_folder_given_before_the_question_gets_the_order_shown(capsys, tmp_path, command):
+    from fieldqa.cli import main
+
+    assert main([command, "samples", "pump weight", "--index", str(tmp_path / "idx")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"fieldqa {command}: no such folder: pump weight "
+                   f"(the question comes first: fieldqa {command} 'pump weight' samples)"]
+    assert not (tmp_path / "idx").exists()
+    assert main([command, "oil?", "/no/such/dir"]) == 2  # a real missing folder: no hint
+    assert "comes first" not in capsys.readouterr().err
+
+
 def test_chunks_of_a_missing_path_says_file_or_folder(capsys):
     from fieldqa.cli import main
 
