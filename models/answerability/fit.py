@@ -190,6 +190,15 @@ questions (.080 / .040 / .050 -> .120 / .133 / .050) and on removed-gold cases (
 .44 / .36 / .50) and on no more no-answer questions (.56 / .48 / .25 unchanged), so it stays.
 (On the dev splits, reported only: klipper-manuals .018 / .710 -> .073 / .806, WLED .114 / .36 ->
 .143 / .48, ZMK .114 / .48 -> .143 / .52, device-pdfs .062 / .60 -> .062 / .70.)
+Nor a threshold per library read off questions the library itself suggests (2026-12-04): up to 40
+of its headings of two words or more asked as questions (a seeded draw; the shipped model, the
+real pipeline), as asked and with their section removed, so that a library whose answerable
+questions score lower could be told apart before anyone asks. The threshold that abstains on .08
+of a set's answerable train questions that reached the context hardly moves between libraries
+(klipper-manuals .245, WLED .254, ZMK .235, device-pdfs .313, Meshtastic .228; the bundled samples
+.376), while the headings' probabilities move a lot and not with it (8th percentile .306-.670,
+median .675-.934; correlation with that threshold over the five manual sets .50 and .22, with the
+samples -.00 and .63). Nothing to adapt per library, and nothing to adapt it with.
 """
 
 from __future__ import annotations
