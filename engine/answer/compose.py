@@ -121,10 +121,10 @@ def _add_task_units(question: str, chosen: list[ScoredUnit], a: Assessment, libr
         chosen[:] = [replace(s, rank=rank.get(span(s), s.rank)) for s in chosen]
     extra = steps + code_remedies(question, chosen, a)
     extra += lead_ins(chosen + steps + related, a, library)
-    have = {(s.chunk.id, s.unit.order) for s in chosen}
+    have = {s.key for s in chosen}
     for s in extra:
-        if (s.chunk.id, s.unit.order) not in have:
-            have.add((s.chunk.id, s.unit.order))
+        if s.key not in have:
+            have.add(s.key)
             chosen.append(s)
     blocks = [s for s in extra if s.unit.kind == "code"]
     for units in (chosen, related):  # (the same block brought from two overlapping chunks stays: one span, one claim)
@@ -212,9 +212,9 @@ def _claims(result: SearchResult, chosen: list[ScoredUnit], related: list[Scored
     both ways, 59 -> 58 first claims on gold of 75.)"""
     entries: dict[tuple[str, int], Entry] = {}
     for s in chosen:
-        entries[(s.chunk.id, s.unit.order)] = (s.unit, s.chunk, s.rank, False, s.flagged)
+        entries[s.key] = (s.unit, s.chunk, s.rank, False, s.flagged)
     for s in related:
-        entries.setdefault((s.chunk.id, s.unit.order), (s.unit, s.chunk, s.rank, True, s.flagged))
+        entries.setdefault(s.key, (s.unit, s.chunk, s.rank, True, s.flagged))
     for u, c, rank in found.used_units():
         if c.id not in found.warning_only:
             entries.setdefault((c.id, u.order), (u, c, rank, states_condition(u, c), injection_reason(u.text)))

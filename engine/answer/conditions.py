@@ -32,19 +32,18 @@ def _conditions(a: Assessment, chosen: list[ScoredUnit], question: str, library)
     by_chunk: dict[str, list[ScoredUnit]] = {}
     for s in a.units:
         by_chunk.setdefault(s.chunk.id, []).append(s)
-    chosen_keys = {(s.chunk.id, s.unit.order) for s in chosen}
     out: list[ScoredUnit] = []
-    seen = set(chosen_keys)
+    seen = {s.key for s in chosen}
     for s in chosen:
         near = [o for o in by_chunk.get(s.chunk.id, [])
                 if o.condition and not o.flagged and abs(o.unit.order - s.unit.order) <= NEAR_UNITS
-                and (o.chunk.id, o.unit.order) not in seen]
+                and o.key not in seen]
         for o in sorted(near, key=lambda o: -o.score)[:2]:
             out.append(o)
-            seen.add((o.chunk.id, o.unit.order))
+            seen.add(o.key)
     for o in _section_head_conditions(chosen, by_chunk, library, seen):
         out.append(o)
-        seen.add((o.chunk.id, o.unit.order))
+        seen.add(o.key)
     if chosen:  # the best claim's section, when it points forward, brings the next section's conditions
         out += _forward_conditions(chosen[0], by_chunk, question, library, a, seen)
     return out[:MAX_CONDITIONS + MAX_FORWARD_CONDITIONS + MAX_SECTION_CONDITIONS]
@@ -59,17 +58,17 @@ def _forward_conditions(s: ScoredUnit, by_chunk: dict[str, list[ScoredUnit]], qu
     if pointer is None:
         return []
     out = []
-    if (pointer.chunk.id, pointer.unit.order) not in seen:
+    if pointer.key not in seen:
         out.append(pointer)
-        seen.add((pointer.chunk.id, pointer.unit.order))
+        seen.add(pointer.key)
     nxt = _next_section_chunk(s.chunk, library)
     if nxt is None:
         return out
     cands = _score_extra(question, nxt, s.rank, library, by_chunk, a.query_vector)
-    conds = [o for o in cands if o.condition and not o.flagged and (o.chunk.id, o.unit.order) not in seen]
+    conds = [o for o in cands if o.condition and not o.flagged and o.key not in seen]
     for o in sorted(conds, key=lambda o: -o.score)[:MAX_FORWARD_CONDITIONS]:
         out.append(o)
-        seen.add((o.chunk.id, o.unit.order))
+        seen.add(o.key)
     return out
 
 
@@ -88,9 +87,9 @@ def _section_head_conditions(chosen: list[ScoredUnit], by_chunk: dict[str, list[
             head = next((o for o in units if o.condition and not o.flagged
                          and (c.id != s.chunk.id or o.unit.order < s.unit.order)), None)
             if head is not None:
-                if (head.chunk.id, head.unit.order) not in seen:
+                if head.key not in seen:
                     out.append(head)
-                    seen.add((head.chunk.id, head.unit.order))
+                    seen.add(head.key)
                 break
     return out
 

@@ -58,6 +58,11 @@ class ScoredUnit:
     flagged: str
     typed: bool = False  # gives an attribute the question asks for (engine.answer.answertype)
 
+    @property
+    def key(self) -> tuple[str, int]:
+        """The unit's identity: its passage and its place there (the same unit scored twice)."""
+        return self.chunk.id, self.unit.order
+
 
 @dataclass(frozen=True, slots=True)
 class Assessment:

@@ -81,14 +81,14 @@ def procedure_steps(chosen: list[ScoredUnit], a: Assessment, library) -> list[Sc
     best = next((s for s in chosen if not s.flagged), None)
     if best is None:
         return []
-    scored = {(s.chunk.id, s.unit.order): s for s in a.units}
+    scored = {s.key: s for s in a.units}
     chunks = [c for c in library.chunks_of(best.chunk.path) if c.section_id == best.chunk.section_id]
-    units = [scored.get((u.chunk.id, u.unit.order), u) for c in chunks for u in _unscored(c, best.rank)]
+    units = [scored.get(u.key, u) for c in chunks for u in _unscored(c, best.rank)]
     if any(refers_forward(u.unit.text) for u in units):
         following = [c for c in library.chunks_of(best.chunk.path) if c.ordinal > max(x.ordinal for x in chunks)]
         if following:
             nxt = [c for c in following if c.section_id == following[0].section_id]
-            units += [scored.get((u.chunk.id, u.unit.order), u) for c in nxt for u in _unscored(c, best.rank)]
+            units += [scored.get(u.key, u) for c in nxt for u in _unscored(c, best.rank)]
     units = _once(units)
     steps = [u for u in units if u.unit.kind == "list_item" and not u.flagged]
     if not steps:  # a procedure written as prose: the section's statements, when short enough to read out

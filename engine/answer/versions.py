@@ -75,15 +75,15 @@ def find_version_conflicts(a: Assessment, chosen: list[ScoredUnit], library, rul
 
     other_st = [(statement(u, c, meta(c), bool(injection_reason(u.text))), key(c)) for u, c, _ in units]
     versioned = {anchor_id for anchor_id, _ in other_chunks}
-    chosen_keys = {(s.chunk.id, s.unit.order) for s in chosen}
+    chosen_keys = {s.key for s in chosen}
     for s in a.units:
-        if (s.chunk.id in versioned and (s.chunk.id, s.unit.order) not in chosen_keys and not s.flagged
+        if (s.chunk.id in versioned and s.key not in chosen_keys and not s.flagged
                 and s.unit.kind in CLAIM_KINDS and values_in(s.unit.text)):
             probe = [(statement(s.unit, s.chunk, meta(s.chunk), False), key(s.chunk))]
             if find_conflicts(probe, other_st)[0]:
                 chosen.append(s)
                 anchors.append(s)
-                chosen_keys.add((s.chunk.id, s.unit.order))
+                chosen_keys.add(s.key)
     anchor_st = [(statement(s.unit, s.chunk, meta(s.chunk), bool(s.flagged)), key(s.chunk)) for s in anchors]
     found.raw, found.used = find_conflicts(anchor_st, other_st)
     return found
