@@ -12,6 +12,21 @@ lines), and MDX's module statements (``import Tabs from "@theme/Tabs";``, ``expo
 one over many lines and blank ones too: ``export const OsTabs = (props) => (<Tabs …>…</Tabs>);``),
 which Docusaurus manuals carry (``.mdx``). The lines of text between such tags stay, each run of
 them a block of its own.
+
+A page with no level-1 heading (a static-site page whose generator prints the front matter's
+``title`` above the text: 50 of ZMK's 50 pages, 46 of WLED's 50, 34 of Meshtastic's 44) has heading
+paths without its title: a section reads "Configuration", not "Battery > Configuration". Rooting
+every heading path in that title (no block, no line; a page with its own ``#`` keeps it) was
+measured and not shipped (2026-12-05; train splits, full R@1 / R@5, cited, first claim,
+abstention answerable / no-answer, before -> after): ZMK .693 / .867, .813, .693, .040 / .48 ->
+.707 / .867, .773, .680, .093 / .48; WLED .787 / .920, .880, .787, .080 / .56 -> .773 / .920,
+.853, .760, .080 / .52; Meshtastic .816 / .974, .882, .724, .053 / .609 -> .842 / .974, .882,
+.737, .079 / .652 (every branch there gains: hybrid .632 -> .671, vector .671 -> .711, lexical .434 ->
+.474). Retrieval gains on two of three sets; the answers lose (cited and first claim down on
+ZMK and WLED, answerable questions abstaining more on ZMK and Meshtastic), judged by an
+answerability model and a passage order fitted on rows of the old paths (Meshtastic's among them).
+A fair test refits both on the new paths, with the cross-fitted query encoders
+(models/passage_order/fit.py), before the answers are compared.
 """
 
 from __future__ import annotations
