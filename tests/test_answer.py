@@ -1062,6 +1062,38 @@ def test_admonition_markup_is_not_a_claim_and_its_statements_know_their_kind(
     assert kinds["Label the bolts as you remove them."] == "tip"
 
 
+RELEASES = """# Pump firmware
+
+## Version history
+
+**Release 4.0**
+
+- Changed the idle speed default to 20 %.
+
+**Never flash while the pump runs!**
+
+**Release 3.3**
+- Removed the purge delay setting.
+
+**Wire the sensor as follows:**
+
+**Some words in bold** then plain words on the same line.
+"""
+
+
+def test_a_bold_line_of_its_own_labels_the_units_below_it_and_says_nothing(
+        tmp_path, write_library, open_library):
+    lib = open_library(write_library(tmp_path / "lib", {"pump.md": RELEASES}))
+    lib.build()
+    units = {u.text: u for c in lib.all_chunks() for u in split_units(c)}
+    assert not any("Release" in t for t in units)  # the labels are no claims
+    assert units["Changed the idle speed default to 20 %."].heading == "Release 4.0"
+    assert units["Removed the purge delay setting."].heading == "Release 3.3"  # a list right below it
+    # a bold sentence, a bold lead-in and a line bold in part say something
+    assert {"**Never flash while the pump runs!**", "**Wire the sensor as follows:**",
+            "**Some words in bold** then plain words on the same line."} <= set(units)
+
+
 def test_statements_in_warning_markup_are_safety_and_come_first(tmp_path, write_library, open_library, fast_config):
     from engine.answer.task import states_safety
 

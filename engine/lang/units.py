@@ -41,7 +41,9 @@ UnitKind = Literal["sentence", "list_item", "table_row", "code"]
 #     row is no claim (each row carries it)
 # 14: a rendered table with a header row keeps its rows as rows when a cell holds several sentences
 #     (a headerless one, a page laid out in a table, is still read as prose)
-UNITS_VERSION = "14"
+# 15: a Markdown paragraph that is one bold line with no sentence end ("**Betaflight 4.0**") is a
+#     label for the units below it (their heading), not a claim
+UNITS_VERSION = "15"
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +74,9 @@ _TABLE_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(\|[ \t]*:?-{2,}:?[ \t]
 _HEADING = re.compile(r"[ \t]*#{1,6}[ \t]")
 FENCE = re.compile(r"[ \t]*(```|~~~)")  # a code fence line (the chunker reads it too)
 _QUOTE_MARK = re.compile(r"[ \t]*(?:>[ \t]*)+")
+# a bold line standing as a heading: "**Betaflight 3.3RC2**" (not "**Never do X!**")
+_BOLD_LABEL = re.compile(r"[ \t]*(\*\*|__)(?=\S)((?:(?!\1).){1,80}?)(?<=\S)\1[ \t]*$")
+LABEL_WORDS_MAX = 12
 # a Markdown image says nothing a claim can cite, nor does one that links to its full size:
 # [![Client Proxy](/img/proxy_sm.webp)](/img/proxy.webp)
 _IMAGE = re.compile(r"\[!\[[^\]]*\]\([^)]*\)\]\([^)]*\)|!\[[^\]]*\]\([^)]*\)")
@@ -105,8 +110,9 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
     below it indented further, or commented further (a config file's option and its "#   what it
     does", a description's lines together), up to a blank line (the chunk's token budget bounds
     it). A chunk that starts inside a fenced block (``Chunk.in_code``) starts in code. Headings are
-    not claims: a Markdown heading, or a line that is one of the chunk's headings (``heading_path``:
-    PDF, HTML and plain text mark none up). An admonition's opening line is not a claim either; the
+    not claims: a Markdown heading, a Markdown paragraph that is one bold phrase with no sentence end
+    (``_bold_label``: the units below carry it as their heading), or a line that is one of the
+    chunk's headings (``heading_path``: PDF, HTML and plain text mark none up). An admonition's opening line is not a claim either; the
     units it governs carry its kind (``admonition``). So does a safety label, a line that is only a
     signal word ("⚠ WARNING", engine.lang.cues): the paragraph, list or rows below it, up to the next
     blank line, are a "warning" block (in a text without blank lines, where each line is a
@@ -266,12 +272,28 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
             out[item] = (kind_of, s, strip_span(text, line_start, line_end)[1], head, adm)
             continue
         item = None  # a prose line of its own: the item above has ended
+        label = _bold_label(raws, k) if fmt == "markdown" and not para else ""
+        if label:
+            heading = label
+            continue
         q = _QUOTE_MARK.match(line)
         start = line_start + (q.end() if q else 0)
         para.append((start, line_end))
     flush()
     close_entry()
     return _units(chunk, out)
+
+
+def _bold_label(raws: Sequence[str], k: int) -> str:
+    """The text of line ``k`` when it is a Markdown paragraph of its own made of one bold phrase with
+    no sentence end, as writers set a heading they did not mark up ("**Betaflight 4.0**" over that
+    release's list): a label for the units below it, else ''. A bold sentence
+    ("**Never hold an armed craft!**") is a claim, and so is a lead-in ("**Wire it as follows:**")."""
+    m = _BOLD_LABEL.match(raws[k].rstrip("\r\n"))
+    if not m or (k + 1 < len(raws) and raws[k + 1].strip() and not _LIST_MARK.match(raws[k + 1])):
+        return ""
+    inner = m.group(2).strip()
+    return "" if inner[-1] in _SENTENCE_ENDS or len(inner.split()) > LABEL_WORDS_MAX else inner
 
 
 def _heading_lines(raws: Sequence[str], heading_path: Sequence[str], most: int = 3) -> dict[int, str]:
