@@ -112,11 +112,11 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
     it). A chunk that starts inside a fenced block (``Chunk.in_code``) starts in code. Headings are
     not claims: a Markdown heading, a Markdown paragraph that is one bold phrase with no sentence end
     (``_bold_label``: the units below carry it as their heading), or a line that is one of the
-    chunk's headings (``heading_path``: PDF, HTML and plain text mark none up). An admonition's opening line is not a claim either; the
-    units it governs carry its kind (``admonition``). So does a safety label, a line that is only a
-    signal word ("⚠ WARNING", engine.lang.cues): the paragraph, list or rows below it, up to the next
-    blank line, are a "warning" block (in a text without blank lines, where each line is a
-    paragraph, as HTML and PDF text is: the next line). In reStructuredText (``.rst``) the lines say
+    chunk's headings (``heading_path``: PDF, HTML and plain text mark none up). An admonition's
+    opening line is not a claim either; the units it governs carry its kind (``admonition``). So
+    does a safety label, a line that is only a signal word ("⚠ WARNING", engine.lang.cues): the
+    paragraph, list or rows below it, up to the next blank line, are a "warning" block (in a text
+    without blank lines, where each line is a paragraph, as HTML and PDF text is: the next line). In reStructuredText (``.rst``) the lines say
     what they are (engine.lang.rst.line_roles): titles and markup no reader sees are no claims, a
     literal block's lines are code entries, a simple table's lines and a list-table's rows are
     table rows.
@@ -272,7 +272,7 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
             out[item] = (kind_of, s, strip_span(text, line_start, line_end)[1], head, adm)
             continue
         item = None  # a prose line of its own: the item above has ended
-        label = _bold_label(raws, k) if fmt == "markdown" and not para else ""
+        label = _bold_label(lines, k) if fmt == "markdown" and not para else ""
         if label:
             heading = label
             continue
@@ -284,15 +284,15 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
     return _units(chunk, out)
 
 
-def _bold_label(raws: Sequence[str], k: int) -> str:
+def _bold_label(lines: Sequence[str], k: int) -> str:
     """The text of line ``k`` when it is a Markdown paragraph of its own made of one bold phrase with
     no sentence end, as writers set a heading they did not mark up ("**Betaflight 4.0**" over that
     release's list): a label for the units below it, else ''. A bold sentence
     ("**Never hold an armed craft!**") is a claim, and so is a lead-in ("**Wire it as follows:**")."""
-    m = _BOLD_LABEL.match(raws[k].rstrip("\r\n"))
-    if not m or (k + 1 < len(raws) and raws[k + 1].strip() and not _LIST_MARK.match(raws[k + 1])):
+    m = _BOLD_LABEL.match(lines[k])
+    if not m or (k + 1 < len(lines) and lines[k + 1].strip() and not _LIST_MARK.match(lines[k + 1])):
         return ""
-    inner = m.group(2).strip()
+    inner = m.group(2)  # the pattern's lookarounds leave no space at either end
     return "" if inner[-1] in _SENTENCE_ENDS or len(inner.split()) > LABEL_WORDS_MAX else inner
 
 
