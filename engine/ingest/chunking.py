@@ -44,7 +44,7 @@ CountTokens = Callable[[str], int]
 
 # Recorded in each index manifest: bump it when the rules above change what chunks come out,
 # so an index built by older rules asks to be rebuilt instead of mixing two chunkings.
-CHUNKER_VERSION = "34"  # 3: code cut between lines; CJK chapter lines in Markdown are headings
+CHUNKER_VERSION = "35"  # 3: code cut between lines; CJK chapter lines in Markdown are headings
 # 4: long paragraphs cut by the one sentence splitter (engine.lang.text): no cut before a lower-case
 #    word or a digit (2 of 10,579 chunks of the shared dev corpora start elsewhere)
 # 5: a PDF page in two columns reads left column then right (engine.ingest.pdf.reading_order);
@@ -93,6 +93,7 @@ CHUNKER_VERSION = "34"  # 3: code cut between lines; CJK chapter lines in Markdo
 #     (engine.ingest.pdf.stacked_headers)
 # 33: bold headings at the body's size under a PDF outline's deepest entry head sections (pdf.bold_subheads)
 # 34: ... not the last lines of a bold statement (a question wrapped in a FAQ)
+# 35: a reST simple table's "---  ---" rules between its rows are no rows (engine.lang.rst.SIMPLE_RULE)
 
 UNMARKED_HEADINGS = frozenset({"pdf", "html", "text"})  # formats whose text does not mark headings up
 

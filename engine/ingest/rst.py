@@ -37,7 +37,7 @@ import re
 from engine.ingest.blocks import BlockBuilder, Parsed
 from engine.lang.rst import (
     ADORNMENT, CODE_DIRECTIVES, DIRECTIVE, EXPLICIT, FOOTNOTE, FRAME_DIRECTIVES, NO_TEXT, OBJECT_DIRECTIVES,
-    SIMPLE_BORDER, TABLE_DIRECTIVES, directive_name, directive_parts, is_silent, title_text,
+    SIMPLE_BORDER, SIMPLE_RULE, TABLE_DIRECTIVES, directive_name, directive_parts, is_silent, title_text,
 )
 from engine.lang.text import line_starts, strip_span
 from engine.types import BlockKind
@@ -345,6 +345,11 @@ class _Reader:
         row: list[int] = []
         for n in range(*body):
             if self.blank(n):
+                continue
+            if SIMPLE_RULE.match(self.lines[n].strip()):  # a rule between the rows ends one
+                if row:
+                    self.add("table_row", row[0], row[-1], context=header, group=group)
+                row = []
                 continue
             continued = len(self.lines[n]) > indent0 and not self.lines[n][indent0:indent0 + 1].strip()
             if row and not continued:

@@ -23,6 +23,9 @@ NO_TEXT = re.compile(r"^\.\.\s+(?:_|\|[^|]+\|\s|__(?:\s|$))")
 FOOTNOTE = re.compile(r"^\.\.\s+\[[^\]]+\]\s")
 OPTION = re.compile(r"^:[\w][\w \-.]*:(?:\s|$)")
 SIMPLE_BORDER = re.compile(r"^=+(?:[ \t]+=+)+\s*$")  # a simple table's border: "=====  ====="
+# inside a simple table, a line of "-" under each column: a column-span underline (docutils), set by
+# writers between the rows as a rule; no text
+SIMPLE_RULE = re.compile(r"^-+(?:[ \t]+-+)*\s*$")
 
 CODE_DIRECTIVES = frozenset({"code-block", "code", "sourcecode", "parsed-literal", "math"})
 TABLE_DIRECTIVES = frozenset({"list-table", "csv-table"})
@@ -46,7 +49,7 @@ TITLED_DIRECTIVES = frozenset({"admonition", "topic", "sidebar", "rubric"})
 # "class" is not one: in Sphinx it is py:class (docutils' own is "rst-class" there)
 FRAME_DIRECTIVES = frozenset({"only", "ifconfig", "container", "rst-class", "tabs", "tab-set"})
 
-LineRole = Literal["", "title", "hidden", "code", "row", "row+"]
+LineRole = Literal["", "title", "hidden", "code", "row", "row+", "caption"]
 
 
 def directive_name(line: str) -> str | None:
@@ -89,15 +92,17 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
-def line_roles(lines: Sequence[str], in_literal: bool = False) -> list[LineRole]:
+def line_roles(lines: Sequence[str], in_literal: bool = False, in_table: bool = False) -> list[LineRole]:
     """Each line's role in a run of reStructuredText lines (a whole file or one chunk's text):
     "title" (a section title or its adornment, an API entry's signature, a topic's title),
     "hidden" (explicit markup no reader sees, a directive's options, a lone ``::``, a simple
     table's borders), "code" (a literal block, a code directive's content), "row" (a line of a
     simple table, the first line of a ``list-table`` row), "row+" (a ``list-table`` row's further
-    lines), or "" (text: read as paragraphs, list items, grid table rows, admonitions). ``in_literal``: the
+    lines), "caption" (a figure's caption of one line), or "" (text: read as paragraphs, list items,
+    grid table rows, admonitions). ``in_literal``: the
     lines start inside a literal block (a chunk cut from it: ``Chunk.in_code``), which runs on
-    while they are indented."""
+    while they are indented; ``in_table``: they may start inside a simple table (a table chunk cut
+    from its body), which runs on to its next border."""
     n = len(lines)
     roles: list[LineRole] = [""] * n
     blank = [not x.strip() for x in lines]
@@ -116,6 +121,8 @@ def line_roles(lines: Sequence[str], in_literal: bool = False) -> list[LineRole]
     while in_literal and i < n and (blank[i] or ind[i] > 0 or i == opening):
         roles[i] = "code"
         i += 1
+    if in_table and not in_literal and opening < n and _cut_from_a_simple_table(lines, opening):
+        i = _simple_table(lines, blank, roles, opening, cut=True)
     while i < n:
         s = lines[i].strip()
         if blank[i]:
@@ -160,6 +167,10 @@ def line_roles(lines: Sequence[str], in_literal: bool = False) -> list[LineRole]
                 continue
             if name == "figure" or name in FRAME_DIRECTIVES:  # a figure's image is nothing to read;
                 roles[i] = "hidden"  # its caption is
+            if name == "figure":
+                caption = next((k for k in range(j, end) if not blank[k]), end)
+                if caption < end and (caption + 1 >= end or blank[caption + 1]):
+                    roles[caption] = "caption"  # a one-line caption: a label or a statement (engine.lang.units)
             i = j
             continue
         if s.endswith("::"):
@@ -177,19 +188,46 @@ def line_roles(lines: Sequence[str], in_literal: bool = False) -> list[LineRole]
     return roles
 
 
-def _simple_table(lines: Sequence[str], blank: list[bool], roles: list[LineRole], i: int) -> int:
-    """Marks the simple table whose top border is line ``i`` (borders hidden, the lines between
-    them rows: a header, then the body); returns the line after it."""
-    borders = [i]
-    k = i + 1
-    while k < len(lines) and len(borders) < 3:
+def _cut_from_a_simple_table(lines: Sequence[str], first: int) -> bool:
+    """Whether a table chunk's lines, whose first text is line ``first``, start inside a simple
+    table's body: a row, not a border, a title, a grid table, a ``list-table``'s rows or markup,
+    and no blank line before the table's next border (or the chunk's end), as rows run."""
+    head = lines[first].strip()
+    if SIMPLE_BORDER.match(head) or head.startswith(("+-", "+=", "|")) or re.match(r"[*+-]\s", head) \
+            or EXPLICIT.match(head) or (first + 1 < len(lines) and ADORNMENT.match(lines[first + 1])):
+        return False
+    for line in lines[first + 1:]:
+        if SIMPLE_BORDER.match(line.strip()):
+            return True
+        if not line.strip():
+            return False
+    return True
+
+
+def _simple_table(lines: Sequence[str], blank: list[bool], roles: list[LineRole], i: int, cut: bool = False) -> int:
+    """Marks the simple table whose top border is line ``i`` (borders and column rules hidden, the
+    lines between them rows: a header, then the body; a line whose first column is blank goes on
+    with the row above it, "row+"); returns the line after it. ``cut``: line ``i`` is in the table's
+    body, its top border above the text, and the next border ends it."""
+    borders = [] if cut else [i]
+    k = i if cut else i + 1
+    while k < len(lines) and len(borders) < (1 if cut else 3):
         if SIMPLE_BORDER.match(lines[k].strip()):
             borders.append(k)
             if k + 1 >= len(lines) or blank[k + 1]:
                 break
         k += 1
-    if len(borders) < 2:  # no closing border within the text (a chunk may cut a table): rows anyway
+    if len(borders) < (1 if cut else 2):  # no closing border within the text (a chunk may cut a table): rows anyway
         borders.append(k)
-    for n in range(i, min(borders[-1] + 1, len(lines))):
-        roles[n] = "hidden" if n in borders else ("" if blank[n] else "row")
+    end = min(borders[-1] + 1, len(lines))
+    first_column = min((_indent(lines[m]) for m in range(i, end) if not blank[m]), default=0)
+    row = False  # a row is open (the line above belongs to one)
+    for m in range(i, end):
+        if m in borders or SIMPLE_RULE.match(lines[m].strip()):
+            roles[m], row = "hidden", False
+        elif blank[m]:
+            roles[m] = ""
+        else:
+            roles[m] = "row+" if row and _indent(lines[m]) > first_column else "row"
+            row = True
     return borders[-1] + 1

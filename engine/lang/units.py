@@ -43,7 +43,11 @@ UnitKind = Literal["sentence", "list_item", "table_row", "code"]
 #     (a headerless one, a page laid out in a table, is still read as prose)
 # 15: a Markdown paragraph that is one bold line with no sentence end ("**Betaflight 4.0**") is a
 #     label for the units below it (their heading), not a claim
-UNITS_VERSION = "15"
+# 16: a reST admonition with text on its opening line (".. warning:: Never run it dry.") opens it:
+#     the text is its first statement (or, a short line with no sentence end, its label); a simple
+#     table's rules are no rows, and a table chunk cut from its body reads rows; a unit of reST roles
+#     only (":doc:`esp32`" in a "See Also" list) is no claim
+UNITS_VERSION = "16"
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +85,9 @@ LABEL_WORDS_MAX = 12
 # [![Client Proxy](/img/proxy_sm.webp)](/img/proxy.webp)
 _IMAGE = re.compile(r"\[!\[[^\]]*\]\([^)]*\)\]\([^)]*\)|!\[[^\]]*\]\([^)]*\)")
 _LINK_TARGET = re.compile(r"\]\([^)\s]*(?:\s+\"[^\"\n]*\")?\)")  # a Markdown link's "](target)"
+# a reST role (":doc:`esp32`", ":ghedit:`Edit`", ":ref:`the pins <pins>`"): a cross-reference; a
+# unit made of such references only (a "See Also" list's items) points elsewhere and says nothing
+_ROLE = re.compile(r"(?<![\w`]):[A-Za-z][\w.+-]*(?::[A-Za-z][\w.+-]*)?:`[^`\n]*`")
 CODE_LINES_MAX = 15  # as long as a procedure read out (engine.answer.task.MAX_STEPS); longer: a file to open
 _CODE_OPENING = re.compile(r"(?:[ \t]*\n)*[ \t]*(```|~~~)[^\n]*\n")  # blank lines, then a fence
 # admonition markup: its opening line names the kind and is not a claim; the lines it governs are
@@ -90,6 +97,11 @@ _FENCED_ADMONITION = re.compile(r"[ \t]*:{3,}[ \t]*\{?([A-Za-z]*)")  # MyST: "::
 _ALERT = re.compile(r"[ \t]*(?:>[ \t]*)+\[!([A-Za-z]+)\][ \t]*$")
 _INDENTED_ADMONITION = re.compile(  # the opening line alone: "!!! WARNING: hot !!!" is a statement
     r'[ \t]*(?:(?:!!!|\?\?\?\+?)[ \t]+([A-Za-z]+)(?:[ \t]+"[^"]*")?|\.\.[ \t]+([A-Za-z]+)::)[ \t]*$')
+# reST's admonitions whose content may start on the opening line (".. note:: Flash it first."): the
+# text after "::" is the first paragraph of the body, indented under it or not (docutils)
+_RST_ADMONITION_TEXT = re.compile(
+    r"[ \t]*\.\.[ \t]+(attention|caution|danger|error|hint|important|note|tip|warning|seealso)::[ \t]+(?=\S)",
+    re.IGNORECASE)
 # the kinds of those markups that warn (note, tip, info, important do not)
 SAFETY_ADMONITIONS = frozenset({"danger", "warning", "caution", "attention", "error"})
 
@@ -113,7 +125,8 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
     not claims: a Markdown heading, a Markdown paragraph that is one bold phrase with no sentence end
     (``_bold_label``: the units below carry it as their heading), or a line that is one of the
     chunk's headings (``heading_path``: PDF, HTML and plain text mark none up). An admonition's
-    opening line is not a claim either; the units it governs carry its kind (``admonition``). So
+    opening line is not a claim either (in reST, text after its ``::`` is its first statement, or a
+    short line of its own its title); the units it governs carry its kind (``admonition``). So
     does a safety label, a line that is only a signal word ("⚠ WARNING", engine.lang.cues): the
     paragraph, list or rows below it, up to the next blank line, are a "warning" block (in a text
     without blank lines, where each line is a paragraph, as HTML and PDF text is: the next line). In reStructuredText (``.rst``) the lines say
@@ -125,6 +138,7 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
     out: list[tuple[UnitKind, int, int, str, str]] = []
     para: list[tuple[int, int]] = []  # (start, end) of consecutive prose lines
     heading = ""
+    outer_heading: str | None = None  # the heading an admonition's title stands in for while it is open
     kind, ends_by = "", ""  # the open admonition, and what closes it: ":::", "quote", "indent", "blank"
     said = False  # a unit since the open admonition began (a label's block ends at a blank line after one)
     blank_layout = bool(re.search(r"\n[ \t]*\n", text))  # paragraphs apart by blank lines
@@ -172,7 +186,7 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
     raws = text.splitlines(keepends=True)
     # reStructuredText: titles, literal blocks and markup are known by their lines
     lines = [r.rstrip("\r\n") for r in raws]
-    roles = line_roles(lines, chunk.in_code) if is_rst(chunk) else None
+    roles = line_roles(lines, chunk.in_code, chunk.kind == "table") if is_rst(chunk) else None
     in_fence = chunk.in_code and roles is None
     # in a text whose headings are not marked up (PDF, HTML, plain text), the lines that read as one of
     # the chunk's headings are that heading, not statements
@@ -186,7 +200,11 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
         line_start, line_end = pos, pos + len(raw.rstrip("\r\n"))
         pos += len(raw)
         line = text[line_start:line_end]
-        if roles is not None and roles[k]:
+        if roles is not None and roles[k] == "caption":
+            if _line_label(lines, k, line.strip()):  # "Web server version 2" under a picture: no claim
+                flush()
+                continue
+        elif roles is not None and roles[k]:
             if roles[k] == "code":
                 flush()
                 code_line(line_start, line_end)
@@ -199,7 +217,7 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
             elif roles[k] == "row+" and out and out[-1][0] == "table_row":  # the row goes on
                 out[-1] = out[-1][:2] + (strip_span(text, line_start, line_end)[1],) + out[-1][3:]
             elif roles[k] == "title" and not ADORNMENT.match(line):
-                heading = title_text(line)
+                heading, outer_heading = title_text(line), None
             continue
         if roles is not None:
             close_entry()
@@ -216,6 +234,8 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
                      or (ends_by == "blank" and ((said and not line.strip()) or _HEADING.match(line)))):
             flush()
             kind = ends_by = ""
+            if outer_heading is not None:
+                heading, outer_heading = outer_heading, None
         opening = _FENCED_ADMONITION.match(line) or _ALERT.match(line) or _INDENTED_ADMONITION.match(line)
         if opening:
             flush()
@@ -226,6 +246,18 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
                 kind = next(g for g in opening.groups() if g).lower()
                 ends_by = {_FENCED_ADMONITION: ":::", _ALERT: "quote"}.get(opening.re, "indent")
                 opened_at = _indent(line)
+            continue
+        opening = _RST_ADMONITION_TEXT.match(line) if roles is not None else None
+        if opening:
+            flush()
+            close_entry()
+            kind, ends_by, opened_at = opening.group(1).lower(), "indent", _indent(line)
+            said = False
+            label = _line_label(lines, k, line[opening.end():].rstrip())
+            if label:  # the admonition's title: its statements' heading while it lasts
+                outer_heading, heading = heading, label
+            else:
+                para.append((line_start + opening.end(), line_end))
             continue
         if not _HEADING.match(line) and is_safety_label(_QUOTE_MARK.sub("", line, count=1)):
             flush()
@@ -290,10 +322,15 @@ def _bold_label(lines: Sequence[str], k: int) -> str:
     release's list): a label for the units below it, else ''. A bold sentence
     ("**Never hold an armed craft!**") is a claim, and so is a lead-in ("**Wire it as follows:**")."""
     m = _BOLD_LABEL.match(lines[k])
-    if not m or (k + 1 < len(lines) and lines[k + 1].strip() and not _LIST_MARK.match(lines[k + 1])):
+    return _line_label(lines, k, m.group(2)) if m else ""  # the pattern's lookarounds trim the text
+
+
+def _line_label(lines: Sequence[str], k: int, text: str) -> str:
+    """``text`` (line ``k``'s, markup left out) when that line reads as a label: a paragraph of its own
+    (a blank line or a list below it), no sentence end, at most LABEL_WORDS_MAX words; else ''."""
+    if not text or (k + 1 < len(lines) and lines[k + 1].strip() and not _LIST_MARK.match(lines[k + 1])):
         return ""
-    inner = m.group(2)  # the pattern's lookarounds leave no space at either end
-    return "" if inner[-1] in _SENTENCE_ENDS or len(inner.split()) > LABEL_WORDS_MAX else inner
+    return "" if text[-1] in _SENTENCE_ENDS or len(text.split()) > LABEL_WORDS_MAX else text
 
 
 def _heading_lines(raws: Sequence[str], heading_path: Sequence[str], most: int = 3) -> dict[int, str]:
@@ -422,11 +459,12 @@ def header_rows(lines: Sequence[str], rows: set[int], context: str) -> set[int]:
 
 def _says_something(text: str, code: bool = False) -> bool:
     """A letter or digit outside image markup; in prose also outside the tags a rendered page
-    hides and link targets (``[<img src="shot-1.png" width=250>](shot-1.png)`` says nothing), while a
-    code line shows its tags as written (``<Ctrl-A><Ctrl-P>``)."""
+    hides, link targets and reST roles (``[<img src="shot-1.png" width=250>](shot-1.png)`` and
+    ``:doc:`esp32``` say nothing), while a code line shows its tags as written (``<Ctrl-A><Ctrl-P>``)."""
     if code:
         return any(ch.isalnum() for ch in _IMAGE.sub("", text))
-    return any(ch.isalnum() for ch in _LINK_TARGET.sub("", without_hidden_tags(_IMAGE.sub("", text))))
+    shown = _LINK_TARGET.sub("", without_hidden_tags(_IMAGE.sub("", text)))
+    return any(ch.isalnum() for ch in _ROLE.sub("", shown))
 
 
 def is_rst(chunk: Chunk) -> bool:

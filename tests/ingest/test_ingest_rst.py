@@ -158,6 +158,91 @@ def test_an_admonition_starts_at_its_directive_line_and_its_text_warns(tmp_path:
     assert not any(u.text.strip().startswith(".. warning") for u in units)
 
 
+TEXT_ON_THE_OPENING_LINE = """\
+Pump
+====
+
+.. warning:: Hot surfaces
+
+    Let the casing cool below 40 °C before you open it.
+
+Open the drain valve slowly.
+
+.. note:: The seal kit ships with two O-rings.
+   Keep them in the bag until you fit them.
+
+.. caution:: Never run the pump dry.
+
+Seals
+-----
+
+.. tip:: Spare bolts
+
+   Label the bolts as you remove them.
+
+.. figure:: seal.png
+   :width: 50%
+
+   Seal kit, version 2
+
+.. figure:: seal-fitted.png
+
+   The lip of the seal faces the pump.
+
+Replace the seal every 4000 hours.
+"""
+
+
+def test_an_admonition_with_text_on_its_opening_line_opens_there_and_a_caption_naming_a_picture_is_no_claim(tmp_path: Path) -> None:
+    _doc, chunks = chunks_of(tmp_path, "pump.rst", TEXT_ON_THE_OPENING_LINE)
+    units = {u.text: u for c in chunks for u in split_units(c)}
+    assert not any(".. " in t for t in units)  # the directive's markup is never said
+    assert "Hot surfaces" not in units and "Spare bolts" not in units  # a title line is no claim ...
+    hot = units["Let the casing cool below 40 °C before you open it."]
+    assert (hot.admonition, hot.heading) == ("warning", "Hot surfaces")  # ... it heads the text it governs
+    drain = units["Open the drain valve slowly."]
+    assert (drain.admonition, drain.heading) == ("", "Pump")  # the admonition ended, and its title with it
+    assert units["The seal kit ships with two O-rings."].admonition == "note"  # a statement on the line
+    assert units["Keep them in the bag until you fit them."].admonition == "note"  # and its paragraph goes on
+    assert units["Never run the pump dry."].admonition == "caution"
+    label = units["Label the bolts as you remove them."]
+    assert (label.admonition, label.heading) == ("tip", "Spare bolts")
+    assert "Seal kit, version 2" not in units  # a caption that only names its picture is no claim ...
+    assert "The lip of the seal faces the pump." in units  # ... one that says something is
+    after = units["Replace the seal every 4000 hours."]
+    assert (after.admonition, after.heading) == ("", "Seals")
+
+
+def test_a_list_item_of_cross_references_only_is_no_claim(tmp_path: Path) -> None:
+    text = ("Pump\n====\n\nSee :doc:`seals` before you open it.\n\nSee Also\n--------\n\n"
+            "- :doc:`seals`\n- :ref:`the torque table <torque>`, :ghedit:`Edit`\n- :doc:`motor` wiring and fuses\n")
+    _doc, chunks = chunks_of(tmp_path, "pump.rst", text)
+    said = [u.text for c in chunks for u in split_units(c)]
+    assert said == ["See :doc:`seals` before you open it.", ":doc:`motor` wiring and fuses"]
+
+
+RULED_TABLE = "Special pins\n============\n\nThe pins the board uses itself:\n\n" + (
+    "=========== ==========================================\n"
+    + "".join(f"``GPIO{n}``{' ' * (3 - len(str(n)))}    Flash data line {n}, do not wire it\n"
+              "----------- ------------------------------------------\n" for n in range(6, 30))
+    + "``GPIO30``  Boot mode; pulled up by the board, keep it\n"
+    + "            free of loads at power-on\n"
+    + "=========== ==========================================\n\nWire sensors to the other pins.\n")
+
+
+def test_a_simple_table_ruled_between_its_rows_is_rows_in_every_chunk_cut_from_it(tmp_path: Path) -> None:
+    _doc, chunks = chunks_of(tmp_path, "pins.rst", RULED_TABLE, max_tokens=64)
+    table = [c for c in chunks if c.kind == "table"]
+    assert len(table) >= 3 and not table[1].text.lstrip().startswith("=")  # chunks cut from the table's body
+    units = [u for c in chunks for u in split_units(c)]
+    rows = [u.text for u in units if u.kind == "table_row"]
+    assert not any(set(t) <= set("- \n") for t in rows)  # the rules between the rows are no rows
+    assert not any(u.kind == "sentence" and "GPIO" in u.text for u in units)  # no chunk reads rows as prose
+    assert {t.split()[0] for t in rows} == {f"``GPIO{n}``" for n in range(6, 31)}
+    assert "``GPIO30``  Boot mode; pulled up by the board, keep it\n            free of loads at power-on" in rows
+    assert "Wire sensors to the other pins." in {u.text for u in units}
+
+
 def test_list_items_nested_and_enumerated_are_one_list() -> None:
     items = [(b.level, b.group, t) for b, t in _blocks(MANUAL) if b.kind == "list_item"]
     assert [(lvl, t) for lvl, _g, t in items] == [
