@@ -112,12 +112,16 @@ def test_a_heading_line_of_a_pdf_html_or_text_chunk_is_no_claim():
 def test_code_lines_are_entries_an_option_with_its_description():
     block = ("Add the section:\n\n```\n[stepper_x]\nstep_pin: PF13\n#   Step GPIO pin.\n#homing_speed: 5.0\n"
              "#   Maximum velocity (in mm/s) when homing.\n#   The default is 5mm/s.\n\n[gcode_macro HOME]\n"
-             "gcode:\n    G28 X0\n    G1 X5\n# home X first\n# then Y\n```\nAfter it.\n")
+             "gcode:\n    G28 X0\n    G1 X5\n# home X first\n# then Y\n\n# Example configuration entry\n"
+             "web_server:\n  port: 80\n#max_velocity: 300\n[printer]\n```\nAfter it.\n")
     assert _units_of(block) == [
         ("sentence", "Add the section:"), ("code", "[stepper_x]"), ("code", "step_pin: PF13\n#   Step GPIO pin."),
         ("code", "#homing_speed: 5.0\n#   Maximum velocity (in mm/s) when homing.\n#   The default is 5mm/s."),
         ("code", "[gcode_macro HOME]"), ("code", "gcode:\n    G28 X0\n    G1 X5"),
-        ("code", "# home X first"), ("code", "# then Y"), ("sentence", "After it.")]
+        ("code", "# home X first"), ("code", "# then Y"),  # a comment above a comment is an entry of its own
+        ("code", "# Example configuration entry\nweb_server:\n  port: 80"),  # a comment of words heads the line below
+        ("code", "#max_velocity: 300"), ("code", "[printer]"),  # a commented-out option heads nothing
+        ("sentence", "After it.")]
     # a piece of a block too long for one chunk starts in code: "#   ..." there is no heading
     piece = "#   is 5mm/s.\n#homing_retract_dist: 5.0\n#   Distance to back off.\n```\nAfter the block.\n"
     chunk = Chunk(id="c", doc_id="d", version="1", path="p.md", start_line=1, end_line=5, heading_path=("S",),

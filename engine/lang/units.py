@@ -47,7 +47,9 @@ UnitKind = Literal["sentence", "list_item", "table_row", "code"]
 #     the text is its first statement (or, a short line with no sentence end, its label); a simple
 #     table's rules are no rows, and a table chunk cut from its body reads rows; a unit of reST roles
 #     only (":doc:`esp32`" in a "See Also" list) is no claim
-UNITS_VERSION = "16"
+# 17: a code comment of words ("# Example configuration entry") is one entry with the code line below
+#     it at its level
+UNITS_VERSION = "17"
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +122,8 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
     tags of a paragraph that opens with a tag, MDX's import lines; engine.lang.markup). Code
     fences are not claims; the lines between them are entries (kind "code"): a line and the lines
     below it indented further, or commented further (a config file's option and its "#   what it
-    does", a description's lines together), up to a blank line (the chunk's token budget bounds
+    does", a description's lines together), with a comment of words just above it at its level
+    ("# Enable logging" over "logger:"), up to a blank line (the chunk's token budget bounds
     it). A chunk that starts inside a fenced block (``Chunk.in_code``) starts in code. Headings are
     not claims: a Markdown heading, a Markdown paragraph that is one bold phrase with no sentence end
     (``_bold_label``: the units below carry it as their heading), or a line that is one of the
@@ -176,7 +179,9 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
             close_entry()
             return
         level = _code_level(line)
-        if entry and (level > entry[2] or (level == entry[2] and _NOTE.match(line))):
+        if entry and (level > entry[2] or (level == entry[2] and _NOTE.match(line))
+                      or (level == entry[2] and _CAPTION.fullmatch(text, entry[0], entry[1])
+                          and not _COMMENT.match(line))):
             entry[1] = end
             return
         close_entry()
@@ -353,6 +358,10 @@ def _heading_lines(raws: Sequence[str], heading_path: Sequence[str], most: int =
 
 
 _NOTE = re.compile(r"[ \t]*(#+|//|;+|--)([ \t]{2,})\S")  # a comment's text set in: a description's line
+_COMMENT = re.compile(r"[ \t]*(?:#|//|;|--)")
+# a comment line of words ("# Example configuration entry", "# Use absolute coordinates"), not a
+# commented-out option ("#step_pin:"): it heads the code line below it at its level, one entry with it
+_CAPTION = re.compile(r"[ \t]*(?:#|//|;|--) [^\W\d_][^\n:=]*[^\n:=\s]")
 
 
 def _indent(line: str) -> int:

@@ -160,7 +160,7 @@ def test_an_html_code_block_reads_as_code_and_a_bare_pre_as_text(lib: Path) -> N
     doc, chunks = chunks_of(lib, "flash.html", page)
     assert "```\nbootloaderNameOffset=0x0\n# the app\nappOffset=0x10000\n```" in doc.text
     units = [u for c in chunks for u in split_units(c)]
-    assert [u.text for u in units if u.kind == "code"] == ["bootloaderNameOffset=0x0", "# the app", "appOffset=0x10000"]
+    assert [u.text for u in units if u.kind == "code"] == ["bootloaderNameOffset=0x0", "# the app\nappOffset=0x10000"]
     lead = next(u for u in units if u.text == "Put these lines in settings.txt:")
     chunk = next(c for c in chunks if "settings.txt" in c.text)
     assert code_after(chunk, lead) is not None  # the statement brings its block
