@@ -36,8 +36,9 @@ import re
 
 from engine.ingest.blocks import BlockBuilder, Parsed
 from engine.lang.rst import (
-    ADORNMENT, CODE_DIRECTIVES, DIRECTIVE, EXPLICIT, FOOTNOTE, FRAME_DIRECTIVES, NO_TEXT, OBJECT_DIRECTIVES,
-    SIMPLE_BORDER, SIMPLE_RULE, TABLE_DIRECTIVES, directive_name, directive_parts, is_silent, title_text,
+    ADORNMENT, CODE_DIRECTIVES, DIRECTIVE, EXPLICIT, FOOTNOTE, FRAME_DIRECTIVES, NO_TEXT,
+    SIMPLE_BORDER, SIMPLE_RULE, TABLE_DIRECTIVES, directive_name, directive_parts, is_object_directive, is_silent,
+    title_text,
 )
 from engine.lang.text import line_starts, strip_span
 from engine.types import BlockKind
@@ -243,7 +244,7 @@ class _Reader:
             if content < end:
                 self.body(content, end, self.indent(content), group, depth)
             return end
-        if name in OBJECT_DIRECTIVES and has_argument:  # an API entry: its signature is a title one
+        if is_object_directive(line) and has_argument:  # an API entry: its signature is a title one
             # level below the section's (or the entry's it is inside), its content the entry's text
             level = min(6, self.title_level + 1 + self.entries)
             title = " / ".join(title_text(self.lines[k]) for k in range(i, argument_end))

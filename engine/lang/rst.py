@@ -59,12 +59,24 @@ def directive_name(line: str) -> str | None:
     return m.group(1).lower().rsplit(":", 1)[-1] if m else None
 
 
+def is_object_directive(line: str) -> bool:
+    """Whether a stripped line opens a directive describing one object of an API or a program: one
+    of OBJECT_DIRECTIVES, or any directive of a domain (``.. py:method::``, ``.. http:get::``,
+    ``.. js:function::``: sphinxcontrib-httpdomain's endpoints and the like)."""
+    m = DIRECTIVE.match(line)
+    return m is not None and (":" in m.group(1) or directive_name(line) in OBJECT_DIRECTIVES)
+
+
 def title_text(line: str) -> str:
     """A title line's text; an API entry's directive line gives its signature
-    (``.. method:: Pin.init(mode)`` -> "Pin.init(mode)")."""
+    (``.. method:: Pin.init(mode)`` -> "Pin.init(mode)"), an HTTP endpoint's its method too
+    (``.. http:get:: /api/files`` -> "GET /api/files")."""
     s = line.strip()
     m = DIRECTIVE.match(s)
-    return s[m.end():].strip() if m else s
+    if m is None:
+        return s
+    domain, _, name = m.group(1).lower().rpartition(":")
+    return f"{name.upper()} {s[m.end():].strip()}" if domain == "http" else s[m.end():].strip()
 
 
 def directive_parts(lines: Sequence[str], i: int, end: int) -> tuple[int, int, dict[str, str]]:
@@ -149,7 +161,7 @@ def line_roles(lines: Sequence[str], in_literal: bool = False, in_table: bool = 
                 i = end
                 continue
             argument_end, j, _options = directive_parts(lines, i, end)
-            if (name in OBJECT_DIRECTIVES or name in TITLED_DIRECTIVES) and s[DIRECTIVE.match(s).end():].strip():
+            if (is_object_directive(s) or name in TITLED_DIRECTIVES) and s[DIRECTIVE.match(s).end():].strip():
                 roles[i:argument_end] = ["title"] * (argument_end - i)  # a signature (on several lines: forms)
             roles[argument_end:j] = ["hidden"] * (j - argument_end)  # the options
             if name in CODE_DIRECTIVES:

@@ -49,7 +49,9 @@ UnitKind = Literal["sentence", "list_item", "table_row", "code"]
 #     only (":doc:`esp32`" in a "See Also" list) is no claim
 # 17: a code comment of words ("# Example configuration entry") is one entry with the code line below
 #     it at its level
-UNITS_VERSION = "17"
+# 18: a reST field list's line (":param port: ...", ":status 404: ...") is an item; a domain's
+#     directive (".. http:get:: /api/files") heads its text, no claim
+UNITS_VERSION = "18"
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,6 +293,12 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
                 if e > s:
                     out.append(("table_row", s, e, heading, kind_at(s)))
             continue
+        if roles is not None and _FIELD.match(line):  # ":param port: ...", ":status 404: ...": an item each
+            flush()
+            s, e = strip_span(text, line_start, line_end)
+            out.append(("list_item", s, e, heading, kind_at(s)))
+            item = len(out) - 1
+            continue
         m = _LIST_MARK.match(line)
         if m:
             flush()
@@ -358,6 +366,9 @@ def _heading_lines(raws: Sequence[str], heading_path: Sequence[str], most: int =
 
 
 _NOTE = re.compile(r"[ \t]*(#+|//|;+|--)([ \t]{2,})\S")  # a comment's text set in: a description's line
+# a reST field list's line (Sphinx's ":param port: The port to use", ":status 404: Not found"): a
+# field name, then its text on the line
+_FIELD = re.compile(r"[ \t]*:(?![ \t])[^:`\n]+(?<![ \t]):[ \t]+\S")
 _COMMENT = re.compile(r"[ \t]*(?:#|//|;|--)")
 # a comment line of words ("# Example configuration entry", "# Use absolute coordinates"), not a
 # commented-out option ("#step_pin:"): it heads the code line below it at its level, one entry with it

@@ -221,6 +221,37 @@ def test_a_list_item_of_cross_references_only_is_no_claim(tmp_path: Path) -> Non
     assert said == ["See :doc:`seals` before you open it.", ":doc:`motor` wiring and fuses"]
 
 
+ENDPOINT = """\
+Files
+=====
+
+Upload a file
+-------------
+
+.. http:post:: /api/files/(string:location)
+
+   Uploads a file to the pump's storage.
+
+   :param location: The target location, ``local`` or ``sdcard``
+   :form print:     Whether to start printing the file after the upload
+                    (``true``) or not (``false``)
+   :status 201:     No error
+   :status 409:     A print is running on the file
+"""
+
+
+def test_a_domain_directive_is_an_api_entry_and_its_fields_are_items(tmp_path: Path) -> None:
+    _doc, chunks = chunks_of(tmp_path, "files.rst", ENDPOINT)
+    units = [u for c in chunks for u in split_units(c)]
+    assert not any(".. " in u.text for u in units)  # the endpoint's signature heads its text, says nothing
+    assert {u.heading for u in units} == {"POST /api/files/(string:location)"}
+    assert [(u.kind, " ".join(u.text.split())) for u in units] == [
+        ("sentence", "Uploads a file to the pump's storage."),
+        ("list_item", ":param location: The target location, ``local`` or ``sdcard``"),
+        ("list_item", ":form print: Whether to start printing the file after the upload (``true``) or not (``false``)"),
+        ("list_item", ":status 201: No error"), ("list_item", ":status 409: A print is running on the file")]
+
+
 RULED_TABLE = "Special pins\n============\n\nThe pins the board uses itself:\n\n" + (
     "=========== ==========================================\n"
     + "".join(f"``GPIO{n}``{' ' * (3 - len(str(n)))}    Flash data line {n}, do not wire it\n"
