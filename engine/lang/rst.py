@@ -49,6 +49,9 @@ TITLED_DIRECTIVES = frozenset({"admonition", "topic", "sidebar", "rubric"})
 # "class" is not one: in Sphinx it is py:class (docutils' own is "rst-class" there)
 FRAME_DIRECTIVES = frozenset({"only", "ifconfig", "container", "rst-class", "tabs", "tab-set"})
 
+# Sphinx's notes of a version: the argument is the version, the content (or text after it) what changed
+VERSION_DIRECTIVES = frozenset({"versionadded", "versionchanged", "deprecated", "versionremoved"})
+
 LineRole = Literal["", "title", "hidden", "code", "row", "row+", "caption"]
 
 
@@ -177,8 +180,9 @@ def line_roles(lines: Sequence[str], in_literal: bool = False, in_table: bool = 
                             else "row"
                 i = end
                 continue
-            if name == "figure" or name in FRAME_DIRECTIVES:  # a figure's image is nothing to read;
-                roles[i] = "hidden"  # its caption is
+            if name == "figure" or name in FRAME_DIRECTIVES or (  # a figure's image is nothing to read;
+                    name in VERSION_DIRECTIVES and len(s[DIRECTIVE.match(s).end():].split()) <= 1):
+                roles[i] = "hidden"  # its caption is; nor is a version alone (".. versionchanged:: 2.0.0")
             if name == "figure":
                 caption = next((k for k in range(j, end) if not blank[k]), end)
                 if caption < end and (caption + 1 >= end or blank[caption + 1]):

@@ -51,7 +51,8 @@ UnitKind = Literal["sentence", "list_item", "table_row", "code"]
 #     it at its level
 # 18: a reST field list's line (":param port: ...", ":status 404: ...") is an item; a domain's
 #     directive (".. http:get:: /api/files") heads its text, no claim
-UNITS_VERSION = "18"
+# 19: nor is a version's note with no text (".. versionchanged:: 2.0.0"; engine.lang.rst.VERSION_DIRECTIVES)
+UNITS_VERSION = "19"
 
 
 @dataclass(frozen=True, slots=True)

@@ -232,6 +232,8 @@ Upload a file
 
    Uploads a file to the pump's storage.
 
+   .. versionadded:: 1.3.10
+
    :param location: The target location, ``local`` or ``sdcard``
    :form print:     Whether to start printing the file after the upload
                     (``true``) or not (``false``)
@@ -240,10 +242,11 @@ Upload a file
 """
 
 
-def test_a_domain_directive_is_an_api_entry_and_its_fields_are_items(tmp_path: Path) -> None:
+def test_a_domain_directive_is_an_api_entry_and_its_fields_are_items_its_version_note_no_claim(tmp_path: Path) -> None:
     _doc, chunks = chunks_of(tmp_path, "files.rst", ENDPOINT)
     units = [u for c in chunks for u in split_units(c)]
-    assert not any(".. " in u.text for u in units)  # the endpoint's signature heads its text, says nothing
+    assert not any(".. " in u.text for u in units)  # the endpoint's signature heads its text, says nothing,
+    # and a version's note with no text ("Added in 1.3.10") is no claim either
     assert {u.heading for u in units} == {"POST /api/files/(string:location)"}
     assert [(u.kind, " ".join(u.text.split())) for u in units] == [
         ("sentence", "Uploads a file to the pump's storage."),
