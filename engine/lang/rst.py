@@ -111,13 +111,13 @@ def line_roles(lines: Sequence[str], in_literal: bool = False, in_table: bool = 
     """Each line's role in a run of reStructuredText lines (a whole file or one chunk's text):
     "title" (a section title or its adornment, an API entry's signature, a topic's title),
     "hidden" (explicit markup no reader sees, a directive's options, a lone ``::``, a simple
-    table's borders), "code" (a literal block, a code directive's content), "row" (a line of a
-    simple table, the first line of a ``list-table`` row), "row+" (a ``list-table`` row's further
-    lines), "caption" (a figure's caption of one line), or "" (text: read as paragraphs, list items,
-    grid table rows, admonitions). ``in_literal``: the
-    lines start inside a literal block (a chunk cut from it: ``Chunk.in_code``), which runs on
-    while they are indented; ``in_table``: they may start inside a simple table (a table chunk cut
-    from its body), which runs on to its next border."""
+    table's borders and rules), "code" (a literal block, a code directive's content), "row" (a line
+    of a simple table, the first line of a ``list-table`` row), "row+" (a row's further lines: a
+    ``list-table`` row's, a simple table's wrapped cells), "caption" (a figure's caption of one
+    line), or "" (text: read as paragraphs, list items, grid table rows, admonitions).
+    ``in_literal``: the lines start inside a literal block (a chunk cut from it: ``Chunk.in_code``),
+    which runs on while they are indented; ``in_table``: they may start inside a simple table (a
+    table chunk cut from its body), which runs on to its next border."""
     n = len(lines)
     roles: list[LineRole] = [""] * n
     blank = [not x.strip() for x in lines]

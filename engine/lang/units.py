@@ -183,7 +183,7 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
             return
         level = _code_level(line)
         if entry and (level > entry[2] or (level == entry[2] and _NOTE.match(line))
-                      or (level == entry[2] and _CAPTION.fullmatch(text, entry[0], entry[1])
+                      or (level == entry[2] and _WORDED_COMMENT.fullmatch(text, entry[0], entry[1])
                           and not _COMMENT.match(line))):
             entry[1] = end
             return
@@ -373,7 +373,7 @@ _FIELD = re.compile(r"[ \t]*:(?![ \t])[^:`\n]+(?<![ \t]):[ \t]+\S")
 _COMMENT = re.compile(r"[ \t]*(?:#|//|;|--)")
 # a comment line of words ("# Example configuration entry", "# Use absolute coordinates"), not a
 # commented-out option ("#step_pin:"): it heads the code line below it at its level, one entry with it
-_CAPTION = re.compile(r"[ \t]*(?:#|//|;|--) [^\W\d_][^\n:=]*[^\n:=\s]")
+_WORDED_COMMENT = re.compile(r"[ \t]*(?:#|//|;|--) [^\W\d_][^\n:=]*[^\n:=\s]")
 
 
 def _indent(line: str) -> int:
