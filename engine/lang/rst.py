@@ -164,7 +164,8 @@ def line_roles(lines: Sequence[str], in_literal: bool = False, in_table: bool = 
                 i = end
                 continue
             argument_end, j, _options = directive_parts(lines, i, end)
-            if (is_object_directive(s) or name in TITLED_DIRECTIVES) and s[DIRECTIVE.match(s).end():].strip():
+            argument = s[DIRECTIVE.match(s).end():].split()  # on the directive's own line
+            if (is_object_directive(s) or name in TITLED_DIRECTIVES) and argument:
                 roles[i:argument_end] = ["title"] * (argument_end - i)  # a signature (on several lines: forms)
             roles[argument_end:j] = ["hidden"] * (j - argument_end)  # the options
             if name in CODE_DIRECTIVES:
@@ -181,7 +182,7 @@ def line_roles(lines: Sequence[str], in_literal: bool = False, in_table: bool = 
                 i = end
                 continue
             if name == "figure" or name in FRAME_DIRECTIVES or (  # a figure's image is nothing to read;
-                    name in VERSION_DIRECTIVES and len(s[DIRECTIVE.match(s).end():].split()) <= 1):
+                    name in VERSION_DIRECTIVES and len(argument) <= 1):
                 roles[i] = "hidden"  # its caption is; nor is a version alone (".. versionchanged:: 2.0.0")
             if name == "figure":
                 caption = next((k for k in range(j, end) if not blank[k]), end)
@@ -226,14 +227,15 @@ def _simple_table(lines: Sequence[str], blank: list[bool], roles: list[LineRole]
     with the row above it, "row+"); returns the line after it. ``cut``: line ``i`` is in the table's
     body, its top border above the text, and the next border ends it."""
     borders = [] if cut else [i]
+    most, least = (1, 1) if cut else (3, 2)  # borders: the next one (cut), else top, header rule, bottom
     k = i if cut else i + 1
-    while k < len(lines) and len(borders) < (1 if cut else 3):
+    while k < len(lines) and len(borders) < most:
         if SIMPLE_BORDER.match(lines[k].strip()):
             borders.append(k)
             if k + 1 >= len(lines) or blank[k + 1]:
                 break
         k += 1
-    if len(borders) < (1 if cut else 2):  # no closing border within the text (a chunk may cut a table): rows anyway
+    if len(borders) < least:  # no closing border within the text (a chunk may cut a table): rows anyway
         borders.append(k)
     end = min(borders[-1] + 1, len(lines))
     first_column = min((_indent(lines[m]) for m in range(i, end) if not blank[m]), default=0)
