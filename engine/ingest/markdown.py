@@ -111,6 +111,20 @@ class _LimitedLoader(yaml.SafeLoader):
             self._depth -= 1
 
 
+def _untagged(loader: yaml.SafeLoader, _suffix: str, node: yaml.Node) -> Any:
+    """A value under a local tag of the site's own (``requires: !PIDTEMPBED``, which Jekyll's YAML
+    reads), read as the plain value it tags: a string, a list or a mapping. Tags naming Python
+    objects stay refused (no constructor for them)."""
+    if isinstance(node, yaml.MappingNode):
+        return loader.construct_mapping(node, deep=True)
+    if isinstance(node, yaml.SequenceNode):
+        return loader.construct_sequence(node, deep=True)
+    return loader.construct_scalar(node)
+
+
+_LimitedLoader.add_multi_constructor("!", _untagged)
+
+
 def _one_line(e: Exception) -> str:
     return " ".join(str(e).split())[:160]
 

@@ -111,3 +111,15 @@ def test_an_exception_inside_one_file_skips_that_file_only(tmp_path, write_libra
     docs = [i[0].path for i in items if isinstance(i, tuple)]
     assert docs == ["b.md"]
     assert issues[0].path == "a.md" and "RuntimeError: parser bug" in issues[0].reason
+
+
+def test_a_sites_own_yaml_tag_is_read_as_its_plain_value_and_access_rules_still_hold(tmp_path, write_library):
+    """Jekyll sites tag values of their own (``requires: !PIDTEMPBED``): the page is read, its
+    visibility kept; a tag naming a Python object is still refused, and the file skipped."""
+    front = "visibility: restricted\noptions:\n- name: BED_LIMIT_SWITCHING\n  requires: !PIDTEMPBED"
+    root = write_library(tmp_path / "lib", {"tagged.md": _doc(front), "python.md": _doc("x: !!python/name:os.system")})
+    items = list(iter_library(root, Config().chunking))
+    docs = {i[0].path: i[0] for i in items if isinstance(i, tuple)}
+    skipped = {i.path: i.reason for i in items if not isinstance(i, tuple) and i.severity == "skipped"}
+    assert set(docs) == {"tagged.md"} and docs["tagged.md"].meta.visibility == ("restricted",)
+    assert "not valid YAML" in skipped["python.md"]
