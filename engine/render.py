@@ -18,8 +18,8 @@ import re
 from datetime import date as Date
 from typing import Any
 
-from engine.answer.conflicts import table_cells
 from engine.lang.markup import without_hidden_tags
+from engine.lang.tables import table_cells
 from engine.safety import terminal_safe
 from engine.types import Answer, Citation, Claim, Conflict, ConflictSide, Trace
 
@@ -84,7 +84,8 @@ _MD_STRONG = re.compile(r"(?<![\w*])\*\*(?=\S)(.+?)(?<=\S)\*\*(?![\w*])")  # not
 
 def claim_display(cl: Claim) -> str:
     """A claim as shown: verbatim, except a table row with its header, whose cells are shown
-    with their columns ("Impeller nut — Size: M16 · Torque (N·m): 38"), and Markdown's inline
+    with their columns ("Impeller nut — Size: M16 · Torque (N·m): 38"; engine.lang.tables reads
+    the row's cells, however its format writes them), and Markdown's inline
     markup in prose: a link shows its text, an image nothing, bold its words, an HTML element's
     tags nothing (``<br/>`` a space; engine.lang.markup.hidden_inline_tag: ``<GND>`` stays), code
     spans keep their backticks and what is in them (a table row needs no pipe at either end), and
@@ -92,9 +93,10 @@ def claim_display(cl: Claim) -> str:
     span it cites; a code block is shown as it is."""
     if cl.code:
         return cl.text
-    if not cl.header or "|" not in cl.text:  # a GitHub table's row needs no pipe at either end
+    if not cl.header:
         return _inline_markup_read(cl.text)
-    head, cells = table_cells(cl.header), table_cells(cl.text)
+    head = table_cells(cl.header)
+    cells = table_cells(cl.text, len(head))  # a pipe row, a reST list-table or simple table row
     if len(head) != len(cells) or len(cells) < 2:
         return _inline_markup_read(cl.text)
     pairs = [f"{h}: {v}" if h else v for h, v in zip(head[1:], cells[1:]) if v]

@@ -20,7 +20,9 @@ import unicodedata
 from dataclasses import dataclass
 
 from engine.lang.codes import exact_codes
-from engine.lang.units import Unit
+from engine.lang.tables import table_cells
+from engine.lang.rst import table_header_cells
+from engine.lang.units import Unit, is_rst
 from engine.lang.words import terms
 from engine.types import Chunk, Conflict, ConflictSide, DocumentMeta
 
@@ -135,21 +137,18 @@ def column_units(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(_SPELLING[u] for u in _HEADER_UNIT.findall(text)))
 
 
-def table_cells(row: str) -> list[str]:
-    """The cells of a Markdown table row, stripped."""
-    row = row.strip()
-    if row.startswith("|"):
-        row = row[1:]
-    if row.endswith("|"):
-        row = row[:-1]
-    return [c.strip() for c in row.split("|")]
-
-
 def table_header(chunk: Chunk, unit: Unit) -> str:
-    """The header row of the table a row unit belongs to ('' when none is found)."""
+    """The header row of the table a row unit belongs to ('' when none is found): in Markdown the
+    row above the ``|---|`` rule, in reStructuredText the header its table marks
+    (engine.lang.rst.table_header_cells, its cells joined by " | "), else the header the chunker
+    carried in the chunk's context (a chunk cut from a table's body; HTML, PDF)."""
     if unit.kind != "table_row":
         return ""
     rel = unit.char_start - chunk.char_start
+    if is_rst(chunk):
+        cells = table_header_cells(chunk.text, rel, chunk.in_code, chunk.kind == "table")
+        if cells is not None:
+            return " | ".join(cells)
     lines = chunk.text[:rel].splitlines()
     rule = re.compile(r"^\s*\|?\s*:?-{2,}")
     for i in range(len(lines) - 1, 0, -1):  # rows need no pipe at either end (GitHub tables)

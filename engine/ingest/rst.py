@@ -36,16 +36,16 @@ import re
 
 from engine.ingest.blocks import BlockBuilder, Parsed
 from engine.lang.rst import (
-    ADORNMENT, CODE_DIRECTIVES, DIRECTIVE, EXPLICIT, FOOTNOTE, FRAME_DIRECTIVES, NO_TEXT,
+    ADORNMENT, CODE_DIRECTIVES, DIRECTIVE, EXPLICIT, FOOTNOTE, FRAME_DIRECTIVES, GRID_BORDER, NO_TEXT,
     SIMPLE_BORDER, SIMPLE_RULE, TABLE_DIRECTIVES, directive_name, directive_parts, is_object_directive, is_silent,
     title_text,
 )
+from engine.lang.tables import columns_cells, simple_columns, table_cells
 from engine.lang.text import line_starts, strip_span
 from engine.types import BlockKind
 
 _BULLET = re.compile(r"^[-*+•‣⁃]\s+(?=\S)")
 _ENUMERATED = re.compile(r"^\(?(?:\d{1,3}|#|[a-zA-Z]|[ivxlcdm]{1,6}|[IVXLCDM]{1,6})[.)]\s+(?=\S)")
-_GRID_BORDER = re.compile(r"^\+(?:[-=:]+\+)+\s*$")
 _FIELD = re.compile(r"^:[\w-]+:(?:\s+\S.*)?$")
 
 
@@ -296,7 +296,7 @@ class _Reader:
 
     def table(self, i: int, stop: int, base: int, line: str) -> int:
         """A grid or simple table at line ``i``: the line after it, else 0."""
-        if _GRID_BORDER.match(line):
+        if GRID_BORDER.match(line):
             return self.grid_table(i, stop, base)
         if SIMPLE_BORDER.match(line):
             return self.simple_table(i, stop, base)
@@ -307,15 +307,14 @@ class _Reader:
         while end < stop and not self.blank(end) and self.lines[end].strip()[:1] in ("+", "|"):
             end += 1
         group = self.b.new_group()
-        borders = [k for k in range(i, end) if _GRID_BORDER.match(self.lines[k].strip())]
+        borders = [k for k in range(i, end) if GRID_BORDER.match(self.lines[k].strip())]
         has_header = any("=" in self.lines[k] for k in borders[1:])
         header, in_header = "", has_header
         for a, z in zip(borders, borders[1:]):
             if z - a < 2:
                 continue
-            text = " ".join(self.text[self.starts[a + 1]:self.line_end(z - 1)].split())
-            if in_header:
-                header = (header + "\n" + text).strip()
+            if in_header:  # its cells, each column's lines joined
+                header = (header + "\n" + " | ".join(table_cells("\n".join(self.lines[a + 1:z])))).strip()
             else:
                 self.add("table_row", a + 1, z - 1, context=header, group=group)
             if "=" in self.lines[z]:
@@ -338,7 +337,7 @@ class _Reader:
         group = self.b.new_group()
         header = ""
         if len(borders) == 3:
-            header = " ".join(self.text[self.starts[i + 1]:self.starts[borders[1]]].split())
+            header = " | ".join(columns_cells(self.lines[i + 1:borders[1]], simple_columns(self.lines[i])))
             body = (borders[1] + 1, borders[2])
         else:
             body = (i + 1, borders[1])

@@ -15,6 +15,8 @@ import re
 from collections.abc import Sequence
 from typing import Literal
 
+from engine.lang.tables import columns_cells, simple_columns, table_cells
+
 ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1{2,}\s*$")  # one punctuation character, 3 times or more
 EXPLICIT = re.compile(r"^\.\.(?:\s|$)")
 DIRECTIVE = re.compile(r"^\.\.\s+([A-Za-z0-9][\w:+.-]*)\s?::(?=\s|$)")
@@ -26,6 +28,8 @@ SIMPLE_BORDER = re.compile(r"^=+(?:[ \t]+=+)+\s*$")  # a simple table's border: 
 # inside a simple table, a line of "-" under each column: a column-span underline (docutils), set by
 # writers between the rows as a rule; no text
 SIMPLE_RULE = re.compile(r"^-+(?:[ \t]+-+)*\s*$")
+GRID_BORDER = re.compile(r"^\+(?:[-=:]+\+)+\s*$")  # a grid table's border: "+-----+-----+" ("=" under its header)
+_RULES = re.compile(f"{SIMPLE_BORDER.pattern}|{SIMPLE_RULE.pattern}|{GRID_BORDER.pattern}")
 
 CODE_DIRECTIVES = frozenset({"code-block", "code", "sourcecode", "parsed-literal", "math"})
 TABLE_DIRECTIVES = frozenset({"list-table", "csv-table"})
@@ -52,7 +56,7 @@ FRAME_DIRECTIVES = frozenset({"only", "ifconfig", "container", "rst-class", "tab
 # Sphinx's notes of a version: the argument is the version, the content (or text after it) what changed
 VERSION_DIRECTIVES = frozenset({"versionadded", "versionchanged", "deprecated", "versionremoved"})
 
-LineRole = Literal["", "title", "hidden", "code", "row", "row+", "caption"]
+LineRole = Literal["", "title", "hidden", "code", "row", "row+", "header", "caption"]
 
 
 def directive_name(line: str) -> str | None:
@@ -111,10 +115,12 @@ def line_roles(lines: Sequence[str], in_literal: bool = False, in_table: bool = 
     """Each line's role in a run of reStructuredText lines (a whole file or one chunk's text):
     "title" (a section title or its adornment, an API entry's signature, a topic's title),
     "hidden" (explicit markup no reader sees, a directive's options, a lone ``::``, a simple
-    table's borders and rules), "code" (a literal block, a code directive's content), "row" (a line
-    of a simple table, the first line of a ``list-table`` row), "row+" (a row's further lines: a
-    ``list-table`` row's, a simple table's wrapped cells), "caption" (a figure's caption of one
-    line), or "" (text: read as paragraphs, list items, grid table rows, admonitions).
+    or grid table's borders and rules), "code" (a literal block, a code directive's content), "row"
+    (a line of a simple table, the first line of a ``list-table`` or grid table row), "row+" (a row's
+    further lines: a ``list-table`` row's, a grid row's, a simple table's wrapped cells), "header" (a
+    table's header rows: a simple or grid table's lines above its ``===`` rule, a ``list-table``'s
+    ``:header-rows:``; each row is read with them, engine.lang.rst.table_header_cells), "caption" (a
+    figure's caption of one line), or "" (text: read as paragraphs, list items, admonitions).
     ``in_literal``: the lines start inside a literal block (a chunk cut from it: ``Chunk.in_code``),
     which runs on while they are indented; ``in_table``: they may start inside a simple table (a
     table chunk cut from its body), which runs on to its next border."""
@@ -146,6 +152,9 @@ def line_roles(lines: Sequence[str], in_literal: bool = False, in_table: bool = 
         if SIMPLE_BORDER.match(s):
             i = _simple_table(lines, blank, roles, i)
             continue
+        if GRID_BORDER.match(s):
+            i = _grid_table(lines, roles, i)
+            continue
         if ADORNMENT.match(lines[i]) and not ind[i]:
             roles[i] = "title"
             if i and not blank[i - 1] and roles[i - 1] == "" and not ind[i - 1] \
@@ -163,7 +172,7 @@ def line_roles(lines: Sequence[str], in_literal: bool = False, in_table: bool = 
                 roles[i:end] = ["hidden"] * (end - i)
                 i = end
                 continue
-            argument_end, j, _options = directive_parts(lines, i, end)
+            argument_end, j, options = directive_parts(lines, i, end)
             argument = s[DIRECTIVE.match(s).end():].split()  # on the directive's own line
             if (is_object_directive(s) or name in TITLED_DIRECTIVES) and argument:
                 roles[i:argument_end] = ["title"] * (argument_end - i)  # a signature (on several lines: forms)
@@ -175,10 +184,12 @@ def line_roles(lines: Sequence[str], in_literal: bool = False, in_table: bool = 
                 continue
             if name in TABLE_DIRECTIVES:  # its caption is the rows' context, not a statement
                 roles[i] = "hidden"
+                heads = int(options["header-rows"]) if options.get("header-rows", "").isdigit() else 0
                 for k in range(j, end):
                     if not blank[k]:
-                        roles[k] = "row+" if name == "list-table" and not lines[k].lstrip().startswith("*") \
-                            else "row"
+                        starts = name != "list-table" or lines[k].lstrip().startswith("*")
+                        heads -= starts
+                        roles[k] = "header" if heads >= 0 else "row" if starts else "row+"
                 i = end
                 continue
             if name == "figure" or name in FRAME_DIRECTIVES or (  # a figure's image is nothing to read;
@@ -221,6 +232,55 @@ def _cut_from_a_simple_table(lines: Sequence[str], first: int) -> bool:
     return True
 
 
+def _grid_table(lines: Sequence[str], roles: list[LineRole], i: int) -> int:
+    """Marks the grid table whose top border is line ``i`` (borders hidden; the lines above a
+    ``+===+`` border its header; each row's first line "row", its wrapped lines "row+"); returns
+    the line after it."""
+    end = i
+    while end < len(lines) and lines[end].strip()[:1] in ("+", "|"):
+        end += 1
+    heads = next((k for k in range(i + 1, end) if GRID_BORDER.match(lines[k].strip()) and "=" in lines[k]), i)
+    for k in range(i, end):
+        if GRID_BORDER.match(lines[k].strip()):
+            roles[k] = "hidden"
+        elif k < heads:
+            roles[k] = "header"
+        else:
+            roles[k] = "row+" if roles[k - 1] == "row" or roles[k - 1] == "row+" else "row"
+    return max(end, i + 1)
+
+
+def table_header_cells(text: str, offset: int, in_literal: bool = False,
+                       in_table: bool = False) -> list[str] | None:
+    """The header cells of the reStructuredText table whose row starts at ``offset`` of ``text``
+    (a chunk's text: ``line_roles``' arguments), read back over its rows to the header its table
+    marks; [] when the table starts in ``text`` with none, None when it starts before ``text``
+    (a chunk cut from a table's body: the chunker carries the header in its context)."""
+    lines = text.splitlines()
+    roles = line_roles(lines, in_literal, in_table)
+    k = text.count("\n", 0, offset)
+    while k >= 0 and (roles[k] in ("row", "row+") or (roles[k] == "hidden" and _RULES.match(lines[k].strip()))):
+        k -= 1  # back over the table's rows and rules
+    if k < 0:
+        return None
+    if roles[k] != "header":
+        return []
+    first = k
+    while first > 0 and roles[first - 1] == "header":
+        first -= 1
+    head = lines[first:k + 1]
+    if first > 0 and SIMPLE_BORDER.match(lines[first - 1].strip()):
+        return columns_cells(head, simple_columns(lines[first - 1]))
+    if head[0].lstrip().startswith("*"):  # list-table rows: with several, each column's cells joined
+        rows, starts = [], [n for n, line in enumerate(head) if line.lstrip().startswith("*")]
+        for a, z in zip(starts, starts[1:] + [len(head)]):
+            rows.append(table_cells("\n".join(head[a:z])))
+        if len({len(r) for r in rows}) != 1:
+            return rows[-1]
+        return [" ".join(c for c in column if c) for column in zip(*rows)]
+    return table_cells("\n".join(head))
+
+
 def _simple_table(lines: Sequence[str], blank: list[bool], roles: list[LineRole], i: int, cut: bool = False) -> int:
     """Marks the simple table whose top border is line ``i`` (borders and column rules hidden, the
     lines between them rows: a header, then the body; a line whose first column is blank goes on
@@ -237,14 +297,19 @@ def _simple_table(lines: Sequence[str], blank: list[bool], roles: list[LineRole]
         k += 1
     if len(borders) < least:  # no closing border within the text (a chunk may cut a table): rows anyway
         borders.append(k)
+    elif not cut and len(borders) == 2 and k >= len(lines) and not blank[borders[1] + 1]:
+        borders.append(len(lines))  # the second border is the header's rule: the text ends in the body
     end = min(borders[-1] + 1, len(lines))
     first_column = min((_indent(lines[m]) for m in range(i, end) if not blank[m]), default=0)
     row = False  # a row is open (the line above belongs to one)
+    header = borders[1] if not cut and len(borders) == 3 else i  # the lines above the header rule
     for m in range(i, end):
         if m in borders or SIMPLE_RULE.match(lines[m].strip()):
             roles[m], row = "hidden", False
         elif blank[m]:
             roles[m] = ""
+        elif m < header:
+            roles[m] = "header"
         else:
             roles[m] = "row+" if row and _indent(lines[m]) > first_column else "row"
             row = True

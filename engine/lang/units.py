@@ -52,7 +52,10 @@ UnitKind = Literal["sentence", "list_item", "table_row", "code"]
 # 18: a reST field list's line (":param port: ...", ":status 404: ...") is an item; a domain's
 #     directive (".. http:get:: /api/files") heads its text, no claim
 # 19: nor is a version's note with no text (".. versionchanged:: 2.0.0"; engine.lang.rst.VERSION_DIRECTIVES)
-UNITS_VERSION = "19"
+# 20: a reST table's header rows (a simple or grid table's lines above its "===" rule, a list-table's
+#     :header-rows:) are no claims, each row carrying them (engine.lang.rst.table_header_cells); a grid
+#     row wrapped over several lines is one row
+UNITS_VERSION = "20"
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,8 +140,8 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
     paragraph, list or rows below it, up to the next blank line, are a "warning" block (in a text
     without blank lines, where each line is a paragraph, as HTML and PDF text is: the next line). In reStructuredText (``.rst``) the lines say
     what they are (engine.lang.rst.line_roles): titles and markup no reader sees are no claims, a
-    literal block's lines are code entries, a simple table's lines and a list-table's rows are
-    table rows.
+    literal block's lines are code entries, the rows of a simple, grid or list-table are table
+    rows, and a table's header rows no claims (each row carries them: engine.answer.conflicts.table_header).
     """
     text = chunk.text
     out: list[tuple[UnitKind, int, int, str, str]] = []

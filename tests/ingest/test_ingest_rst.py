@@ -291,11 +291,12 @@ def test_an_enumerator_running_on_into_a_sentence_is_a_paragraph() -> None:
 
 
 def test_table_rows_keep_their_header_and_caption() -> None:
+    """Each table's header is its cells joined by " | ", whichever table form it is."""
     rows = [(t, b.context) for b, t in _blocks(MANUAL) if b.kind == "table_row"]
     assert rows == [
-        ("Impeller   12 N·m", "Part Torque"), ("Cover      8 N·m", "Part Torque"),
-        ("| E01      | Reset   |", "| Fault | Remedy |"),
-        ("| E02      | Call us |\n|          | at once |", "| Fault | Remedy |"),
+        ("Impeller   12 N·m", "Part | Torque"), ("Cover      8 N·m", "Part | Torque"),
+        ("| E01      | Reset   |", "Fault | Remedy"),
+        ("| E02      | Call us |\n|          | at once |", "Fault | Remedy"),
         ("* - Seal kit\n     - SK-20", "Spare parts\nPart | Number")]
 
 
@@ -312,6 +313,35 @@ def test_units_of_an_rst_chunk(tmp_path: Path) -> None:
     assert by_text["* - Seal kit\n     - SK-20"].kind == "table_row"  # a list-table row is one unit
     assert by_text["Fill the pump with water."].kind == "list_item"
     assert by_text["Mount the pump on a level base."].heading == "Installation"
+
+
+def test_an_rst_table_row_is_read_with_its_header_and_the_header_is_no_claim(tmp_path: Path) -> None:
+    """Simple, grid and list-tables alike: the header rows say nothing of their own; each row is
+    embedded and shown with its table's header (its cells, not its markup: "* - ", "|")."""
+    from engine.answer.conflicts import table_header
+    from engine.lang.tables import table_cells
+
+    _doc, chunks = chunks_of(tmp_path, "pump.rst", MANUAL)
+    rows = {u.text: table_header(c, u) for c in chunks for u in split_units(c) if u.kind == "table_row"}
+    assert rows == {"Impeller   12 N·m": "Part | Torque", "Cover      8 N·m": "Part | Torque",
+                    "| E01      | Reset   |": "Fault | Remedy",
+                    "| E02      | Call us |\n|          | at once |": "Fault | Remedy",  # one row, wrapped
+                    "* - Seal kit\n     - SK-20": "Part | Number"}
+    assert [table_cells(t, 2) for t in rows] == [
+        ["Impeller", "12 N·m"], ["Cover", "8 N·m"], ["E01", "Reset"], ["E02", "Call us at once"],
+        ["Seal kit", "SK-20"]]
+
+
+def test_two_rst_tables_in_one_chunk_each_keep_their_own_header(tmp_path: Path) -> None:
+    source = ("Wiring\n======\n\n.. list-table:: RJ45\n   :header-rows: 1\n\n   * - Pin\n     - Function\n"
+              "   * - 3\n     - TX\n\n.. list-table:: Spare\n\n   * - Seal kit\n     - SK-20\n\n"
+              "=====  =========\nPort   Baud rate\n=====  =========\nUART0  115200\n=====  =========\n")
+    from engine.answer.conflicts import table_header
+
+    _doc, chunks = chunks_of(tmp_path, "wiring.rst", source)
+    rows = {u.text: table_header(c, u) for c in chunks for u in split_units(c) if u.kind == "table_row"}
+    assert rows == {"* - 3\n     - TX": "Pin | Function", "* - Seal kit\n     - SK-20": "",
+                    "UART0  115200": "Port | Baud rate"}
 
 
 def test_a_lead_in_ending_with_double_colon_announces_its_literal_block(tmp_path: Path) -> None:
