@@ -1062,6 +1062,49 @@ def test_admonition_markup_is_not_a_claim_and_its_statements_know_their_kind(
     assert kinds["Label the bolts as you remove them."] == "tip"
 
 
+JEKYLL = """# Pump
+
+## Flashing
+
+Download the [firmware](//example.com/releases){:target="_blank"} first.
+
+{% alert warning %}
+- Never flash while the pump runs.
+- Keep the controller powered
+  until it restarts.
+{% endalert %}
+
+{% include wiring.md %}
+
+{:.pretty-list}
+Part|Torque
+----|------
+Impeller nut|38 N·m
+
+Then restart the controller.
+"""
+
+
+def test_a_jekyll_sites_template_markup_is_no_claim_and_its_liquid_alert_is_an_admonition(
+        tmp_path, write_library, open_library):
+    from engine.render import _inline_markup_read
+
+    lib = open_library(write_library(tmp_path / "lib", {"pump.md": JEKYLL}))
+    lib.build()
+    units = {u.text: u for c in lib.all_chunks() for u in split_units(c)}
+    assert not any("{%" in t or t.startswith("{:") for t in units)  # Liquid tags and attribute lists say nothing
+    assert _inline_markup_read(next(t for t in units if t.startswith("Download"))) == "Download the firmware first."
+    kinds = {t: u.admonition for t, u in units.items()}
+    assert kinds["Never flash while the pump runs."] == "warning"
+    assert kinds["Keep the controller powered\n  until it restarts."] == "warning"
+    assert kinds["Then restart the controller."] == ""  # "{% endalert %}" closed it
+    assert units["Impeller nut|38 N·m"].kind == "table_row"
+    from engine.ingest.markdown import parse_markdown
+
+    blocks = [JEKYLL[b.char_start:b.char_end] for b in parse_markdown(JEKYLL).blocks]
+    assert "Then restart the controller." in blocks and not any("{% include" in b for b in blocks)  # no block
+
+
 RELEASES = """# Pump firmware
 
 ## Version history

@@ -147,13 +147,17 @@ def _shows_text(inline: Token) -> bool:
     """Whether a paragraph shows a reader any text. One of pictures and HTML tags only
     (``[<img src="shot-1.png" width=250>](shot-1.png)``, a row of logos) shows none, unless a
     picture's alt text says what it shows (``![Wiring of the fan header](fan.png)``) or a tag is a
-    writer's placeholder (``<GND>``: engine.lang.markup.hidden_inline_tag). A paragraph with no
+    writer's placeholder (``<GND>``: engine.lang.markup.hidden_inline_tag); nor one of a Jekyll site's
+    template markup only (``{% include boards.md %}``). A paragraph with no
     picture or tag (punctuation alone: an admonition's closing ``:::``) is left to the rules that
     know that markup."""
     pictures = False
     for child in inline.children or ():
-        if child.type in ("text", "code_inline", "image") and any(ch.isalnum() for ch in child.content):
+        shown = without_hidden_tags(child.content) if child.type == "text" else child.content
+        if child.type in ("text", "code_inline", "image") and any(ch.isalnum() for ch in shown):
             return True
+        if child.type == "text" and shown != child.content:  # a Liquid tag, an attribute list
+            pictures = True
         if child.type == "html_inline" and not hidden_inline_tag(child.content):
             return True
         pictures = pictures or child.type in ("image", "html_inline")

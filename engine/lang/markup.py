@@ -1,15 +1,17 @@
 """Markup a reader of the rendered page never sees, in the text of a Markdown file: the tags of
 HTML (and of MDX's components: ``<TabItem value="cli">``, a ``<Tabs values={[…]}>`` over many
 lines) and MDX's module statements (``import Tabs from "@theme/Tabs";``, an ``export const
-OsTabs = (props) => (…);`` over many lines, blank ones too). The Markdown reader makes no block of
-them (engine.ingest.markdown), and no answer unit is cut from them (engine.lang.units).
-Docusaurus manuals (``.mdx``) carry both."""
+OsTabs = (props) => (…);`` over many lines, blank ones too), and the template markup of a Jekyll
+site: its Liquid tags (``{% include boards.md %}``, ``{% alert warning %}``) and kramdown's
+attribute lists (``[Releases](//github.com/…){:target="_blank"}``, ``{:.pretty-list}`` over a
+table). The Markdown reader makes no block of them (engine.ingest.markdown), and no answer unit is
+cut from them (engine.lang.units). Docusaurus manuals (``.mdx``) carry the first two."""
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["hidden_inline_tag", "module_end", "module_lines", "opens_with_tag", "visible_lines",
+__all__ = ["LIQUID_LINE", "hidden_inline_tag", "module_end", "module_lines", "opens_with_tag", "visible_lines",
            "without_hidden_tags"]
 
 _MODULE_LINE = re.compile(r"\s*(?:import\s+(?:[\w*{}\s,]+\s+from\s+)?[\"'][^\"']+[\"'];?"
@@ -17,6 +19,11 @@ _MODULE_LINE = re.compile(r"\s*(?:import\s+(?:[\w*{}\s,]+\s+from\s+)?[\"'][^\"']
 _TAG_START = re.compile(r"</?[A-Za-z]")
 _HTML_TAG = re.compile(r"<(?:!--.*?--|/?([A-Za-z][A-Za-z0-9-]*)\b[^<>]*)>", re.S)  # a tag (its name) or a comment
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
+# a Liquid tag (not its output, ``{{ page.title }}``, which shows a value) or a kramdown attribute
+# list: a class, an id or an attribute (``{:.inline}``, ``{: #top}``, ``{:target="_blank"}``), not a
+# format spec a writer shows (``{:.2f}``)
+_TEMPLATE = re.compile(r"\{%-?[ \t]*\w[^%\n]*?-?%\}|\{:[ \t]*(?:[.#][A-Za-z_-]|[A-Za-z][\w-]*=)[^{}\n]*\}")
+LIQUID_LINE = re.compile(r"[ \t]*\{%-?[ \t]*(\w+)(?:[ \t]+(\w+))?[^%\n]*?-?%\}[ \t]*$")  # a line of one Liquid tag
 _COMPONENT = re.compile(r"[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)*")  # MDX's TabItem, Tabs; not <Ctrl-A>, <GND>
 # the elements of HTML a page may carry inside a heading's or a paragraph's text; a tag of these
 # is markup, while an unknown one in upper or mixed case (``<GND>``, ``<mySerial>``) is
@@ -131,13 +138,17 @@ def visible_lines(text: str, start: int, end: int) -> set[int]:
 
 def without_hidden_tags(text: str) -> str:
     """``text`` (Markdown source) without the tags and comments the rendered page does not show
-    (``hidden_inline_tag``), a ``<br>`` read as a space; a code span keeps its tags as written."""
+    (``hidden_inline_tag``), a ``<br>`` read as a space, nor a Jekyll site's Liquid tags and kramdown
+    attribute lists; a code span keeps its tags as written."""
     def hide(m: re.Match) -> str:
         tag = m.group(0)
         return (" " if tag[:3].lower() == "<br" else "") if hidden_inline_tag(tag) else tag
 
+    def shown(part: str) -> str:
+        return _HTML_TAG.sub(hide, _TEMPLATE.sub("", part))
+
     out, at = [], 0
     for code in _CODE_SPAN.finditer(text):
-        out += [_HTML_TAG.sub(hide, text[at:code.start()]), code.group(0)]
+        out += [shown(text[at:code.start()]), code.group(0)]
         at = code.end()
-    return "".join(out) + _HTML_TAG.sub(hide, text[at:])
+    return "".join(out) + shown(text[at:])

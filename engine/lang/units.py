@@ -16,7 +16,7 @@ from typing import Literal
 
 from engine.ingest.formats import format_of
 from engine.lang.cues import is_safety_label
-from engine.lang.markup import module_lines, opens_with_tag, visible_lines, without_hidden_tags
+from engine.lang.markup import LIQUID_LINE, module_lines, opens_with_tag, visible_lines, without_hidden_tags
 from engine.lang.rst import ADORNMENT, line_roles, title_text
 from engine.lang.text import sentence_spans, strip_span
 from engine.types import Chunk
@@ -55,7 +55,10 @@ UnitKind = Literal["sentence", "list_item", "table_row", "code"]
 # 20: a reST table's header rows (a simple or grid table's lines above its "===" rule, a list-table's
 #     :header-rows:) are no claims, each row carrying them (engine.lang.rst.table_header_cells); a grid
 #     row wrapped over several lines is one row
-UNITS_VERSION = "20"
+# 21: a Jekyll site's Liquid tags and kramdown attribute lists are no text ("{% include x.md %}",
+#     "{:.inline}"); a Liquid block tag naming an admonition ("{% alert warning %}" ... "{% endalert %}")
+#     is one
+UNITS_VERSION = "21"
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +115,9 @@ _RST_ADMONITION_TEXT = re.compile(
     re.IGNORECASE)
 # the kinds of those markups that warn (note, tip, info, important do not)
 SAFETY_ADMONITIONS = frozenset({"danger", "warning", "caution", "attention", "error"})
+# the kinds docutils and Docusaurus name: a Jekyll site's Liquid block tag naming one ("{% alert warning %}"
+# ... "{% endalert %}", "{% note %}" ... "{% endnote %}") is that admonition
+ADMONITION_KINDS = SAFETY_ADMONITIONS | {"hint", "important", "note", "tip", "seealso", "info"}
 
 
 def split_units(chunk: Chunk) -> tuple[Unit, ...]:
@@ -247,6 +253,16 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
             kind = ends_by = ""
             if outer_heading is not None:
                 heading, outer_heading = outer_heading, None
+        liquid = LIQUID_LINE.match(line) if roles is None else None
+        if liquid:  # a template's tag shows nothing; a block tag naming an admonition opens one
+            flush()
+            close_entry()
+            name, argument = liquid.group(1).lower(), (liquid.group(2) or "").lower()
+            if kind and ends_by == name:
+                kind = ends_by = ""
+            elif not kind and (name in ADMONITION_KINDS or argument in ADMONITION_KINDS):
+                kind, ends_by, said = argument if argument in ADMONITION_KINDS else name, f"end{name}", False
+            continue
         opening = _FENCED_ADMONITION.match(line) or _ALERT.match(line) or _INDENTED_ADMONITION.match(line)
         if opening:
             flush()
