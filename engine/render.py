@@ -76,9 +76,12 @@ def conflict_text(c: Conflict) -> str:
 CHANGED_NOTE = "changed since indexing: re-index"
 
 
+# a link's target: a path, after a Jekyll site's Liquid output or made by it ("{{ site.baseurl }}/docs/…",
+# "{{ 'pull_1.jpg' | prepend: site.img }}")
+_TARGET = r"(?:\{\{[^{}\n]*\}\})?[^)\s]*"
 # an image, or one that links to its full size: [![alt](small.webp)](large.webp)
-_MD_IMAGE = re.compile(r"[ \t]*\[!\[[^\]\n]*\]\([^)\s]*\)\]\([^)\s]*\)|[ \t]*!\[[^\]\n]*\]\([^)\s]*\)")
-_MD_LINK = re.compile(r"(?<!!)\[([^\]\n]+)\]\([^)\s]*(?:\s+\"[^\"\n]*\")?\)")
+_MD_IMAGE = re.compile(rf"[ \t]*\[!\[[^\]\n]*\]\({_TARGET}\)\]\({_TARGET}\)|[ \t]*!\[[^\]\n]*\]\({_TARGET}\)")
+_MD_LINK = re.compile(rf"(?<!!)\[([^\]\n]+)\]\({_TARGET}(?:\s+\"[^\"\n]*\")?\)")
 _MD_STRONG = re.compile(r"(?<![\w*])\*\*(?=\S)(.+?)(?<=\S)\*\*(?![\w*])")  # not "__": __init__
 
 

@@ -125,6 +125,9 @@ def test_a_claim_shows_markdown_links_as_their_text_but_keeps_its_verbatim_span(
     assert shown("Long-press the button.<br/>A modal <span class=\"k\">opens</span>.<!-- todo -->") == \
         "Long-press the button. A modal opens."
     assert shown("Wire <GND> to `<br>` and <mySerial>.") == "Wire <GND> to `<br>` and <mySerial>."
+    jekyll = "See [the guide]({{ site.baseurl }}/docs/a.html){:target=\"_blank\"}.\n![step 1]({{ 'p1.jpg' | prepend: site.img }})"
+    assert shown(jekyll) == "See the guide."  # a Jekyll site's Liquid output and attribute lists show nothing
+    assert shown("Print it with `{:.2f}` or {:.2f}.") == "Print it with `{:.2f}` or {:.2f}."  # a format spec stays
     data = answer_to_dict(_answer(text, trace=None))
     assert data["claims"][0]["text"] == text and data["claims"][0]["display"] == shown(text)
     assert "If so, calibrate the z_offset again with care. [1]" in render_text(_answer(text, trace=None))
