@@ -20,8 +20,8 @@ import unicodedata
 from dataclasses import dataclass
 
 from engine.lang.codes import exact_codes
-from engine.lang.tables import table_cells
 from engine.lang.rst import table_header_cells
+from engine.lang.tables import table_cells
 from engine.lang.units import Unit, is_rst
 from engine.lang.words import terms
 from engine.types import Chunk, Conflict, ConflictSide, DocumentMeta

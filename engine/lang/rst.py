@@ -119,7 +119,7 @@ def line_roles(lines: Sequence[str], in_literal: bool = False, in_table: bool = 
     (a line of a simple table, the first line of a ``list-table`` or grid table row), "row+" (a row's
     further lines: a ``list-table`` row's, a grid row's, a simple table's wrapped cells), "header" (a
     table's header rows: a simple or grid table's lines above its ``===`` rule, a ``list-table``'s
-    ``:header-rows:``; each row is read with them, engine.lang.rst.table_header_cells), "caption" (a
+    ``:header-rows:``; each row is read with them: ``table_header_cells``), "caption" (a
     figure's caption of one line), or "" (text: read as paragraphs, list items, admonitions).
     ``in_literal``: the lines start inside a literal block (a chunk cut from it: ``Chunk.in_code``),
     which runs on while they are indented; ``in_table``: they may start inside a simple table (a
@@ -246,7 +246,7 @@ def _grid_table(lines: Sequence[str], roles: list[LineRole], i: int) -> int:
         elif k < heads:
             roles[k] = "header"
         else:
-            roles[k] = "row+" if roles[k - 1] == "row" or roles[k - 1] == "row+" else "row"
+            roles[k] = "row+" if roles[k - 1] in ("row", "row+") else "row"
     return max(end, i + 1)
 
 

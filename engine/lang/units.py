@@ -139,7 +139,9 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
     it). A chunk that starts inside a fenced block (``Chunk.in_code``) starts in code. Headings are
     not claims: a Markdown heading, a Markdown paragraph that is one bold phrase with no sentence end
     (``_bold_label``: the units below carry it as their heading), or a line that is one of the
-    chunk's headings (``heading_path``: PDF, HTML and plain text mark none up). An admonition's
+    chunk's headings (``heading_path``: PDF, HTML and plain text mark none up), nor a line of one
+    Liquid tag (a Jekyll site's template: ``{% include x.md %}``; one naming an admonition kind,
+    ``{% alert warning %}``, opens that admonition up to its end tag). An admonition's
     opening line is not a claim either (in reST, text after its ``::`` is its first statement, or a
     short line of its own its title); the units it governs carry its kind (``admonition``). So
     does a safety label, a line that is only a signal word ("⚠ WARNING", engine.lang.cues): the
