@@ -1082,6 +1082,11 @@ Part|Torque
 Impeller nut|38 N·m
 
 Then restart the controller.
+
+{% alert "tip" %}Prime the pump before the first start.
+It runs dry otherwise. {% endalert %}
+
+Close the valve.
 """
 
 
@@ -1098,6 +1103,9 @@ def test_a_jekyll_sites_template_markup_is_no_claim_and_its_liquid_alert_is_an_a
     assert kinds["Never flash while the pump runs."] == "warning"
     assert kinds["Keep the controller powered\n  until it restarts."] == "warning"
     assert kinds["Then restart the controller."] == ""  # "{% endalert %}" closed it
+    # a quoted kind, with the admonition's text on the tags' own lines
+    assert kinds["Prime the pump before the first start."] == kinds["It runs dry otherwise."] == "tip"
+    assert kinds["Close the valve."] == ""
     assert units["Impeller nut|38 N·m"].kind == "table_row"
     from engine.ingest.markdown import parse_markdown
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["LIQUID_LINE", "hidden_inline_tag", "module_end", "module_lines", "opens_with_tag", "visible_lines",
+__all__ = ["LIQUID_END_TAG", "LIQUID_TAG", "hidden_inline_tag", "module_end", "module_lines", "opens_with_tag", "visible_lines",
            "without_hidden_tags"]
 
 _MODULE_LINE = re.compile(r"\s*(?:import\s+(?:[\w*{}\s,]+\s+from\s+)?[\"'][^\"']+[\"'];?"
@@ -23,7 +23,10 @@ _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
 # list: a class, an id or an attribute (``{:.inline}``, ``{: #top}``, ``{:target="_blank"}``), not a
 # format spec a writer shows (``{:.2f}``)
 _TEMPLATE = re.compile(r"\{%-?[ \t]*\w[^%\n]*?-?%\}|\{:[ \t]*(?:[.#][A-Za-z_-]|[A-Za-z][\w-]*=)[^{}\n]*\}")
-LIQUID_LINE = re.compile(r"[ \t]*\{%-?[ \t]*(\w+)(?:[ \t]+(\w+))?[^%\n]*?-?%\}[ \t]*$")  # a line of one Liquid tag
+# a line's leading Liquid tag: its name and first argument, bare or quoted ("{% alert "note" %}"), and
+# a line's closing tag ("...below. {% endalert %}")
+LIQUID_TAG = re.compile(r"""[ \t]*\{%-?[ \t]*(\w+)(?:[ \t]+(["']?)(\w+)\2(?![\w-]))?[^%\n]*?-?%\}[ \t]*""")
+LIQUID_END_TAG = re.compile(r"[ \t]*\{%-?[ \t]*end(\w+)[ \t]*-?%\}[ \t]*$")
 _COMPONENT = re.compile(r"[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)*")  # MDX's TabItem, Tabs; not <Ctrl-A>, <GND>
 # the elements of HTML a page may carry inside a heading's or a paragraph's text; a tag of these
 # is markup, while an unknown one in upper or mixed case (``<GND>``, ``<mySerial>``) is

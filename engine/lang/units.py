@@ -16,7 +16,7 @@ from typing import Literal
 
 from engine.ingest.formats import format_of
 from engine.lang.cues import is_safety_label
-from engine.lang.markup import LIQUID_LINE, module_lines, opens_with_tag, visible_lines, without_hidden_tags
+from engine.lang.markup import LIQUID_END_TAG, LIQUID_TAG, module_lines, opens_with_tag, visible_lines, without_hidden_tags
 from engine.lang.rst import ADORNMENT, line_roles, title_text
 from engine.lang.text import sentence_spans, strip_span
 from engine.types import Chunk
@@ -58,7 +58,7 @@ UnitKind = Literal["sentence", "list_item", "table_row", "code"]
 # 21: a Jekyll site's Liquid tags and kramdown attribute lists are no text ("{% include x.md %}",
 #     "{:.inline}"); a Liquid block tag naming an admonition ("{% alert warning %}" ... "{% endalert %}")
 #     is one
-UNITS_VERSION = "21"
+UNITS_VERSION = "22"
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,15 +255,29 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
             kind = ends_by = ""
             if outer_heading is not None:
                 heading, outer_heading = outer_heading, None
-        liquid = LIQUID_LINE.match(line) if roles is None else None
+        liquid = LIQUID_TAG.match(line) if roles is None else None
         if liquid:  # a template's tag shows nothing; a block tag naming an admonition opens one
+            name, argument = liquid.group(1).lower(), (liquid.group(3) or "").lower()
+            opens = not kind and (name in ADMONITION_KINDS or argument in ADMONITION_KINDS)
+            rest = liquid.end() < len(line)  # "{% alert "warning" %}Some information ...": its first line
+            if not rest or opens:
+                flush()
+                close_entry()
+            if not rest and kind and ends_by == name:
+                kind = ends_by = ""
+            elif opens:
+                kind, ends_by, said = argument if argument in ADMONITION_KINDS else name, f"end{name}", False
+            if not rest:
+                continue
+            if opens:
+                line_start += len(liquid.group(0))
+                line = text[line_start:line_end]
+        closing = LIQUID_END_TAG.search(line) if kind and ends_by.startswith("end") else None
+        if closing and ends_by == f"end{closing.group(1).lower()}":  # "... the table below.{% endalert %}"
+            para.append((line_start, line_start + closing.start()))
             flush()
             close_entry()
-            name, argument = liquid.group(1).lower(), (liquid.group(2) or "").lower()
-            if kind and ends_by == name:
-                kind = ends_by = ""
-            elif not kind and (name in ADMONITION_KINDS or argument in ADMONITION_KINDS):
-                kind, ends_by, said = argument if argument in ADMONITION_KINDS else name, f"end{name}", False
+            kind = ends_by = ""
             continue
         opening = _FENCED_ADMONITION.match(line) or _ALERT.match(line) or _INDENTED_ADMONITION.match(line)
         if opening:
