@@ -82,7 +82,12 @@ _TARGET = r"(?:\{\{[^{}\n]*\}\})?[^)\s]*"
 # an image, or one that links to its full size: [![alt](small.webp)](large.webp)
 _MD_IMAGE = re.compile(rf"[ \t]*\[!\[[^\]\n]*\]\({_TARGET}\)\]\({_TARGET}\)|[ \t]*!\[[^\]\n]*\]\({_TARGET}\)")
 _MD_LINK = re.compile(rf"(?<!!)\[([^\]\n]+)\]\({_TARGET}(?:\s+\"[^\"\n]*\")?\)")
-_MD_STRONG = re.compile(r"(?<![\w*])\*\*(?=\S)(.+?)(?<=\S)\*\*(?![\w*])")  # not "__": __init__
+# bold or italic by asterisks ("**Caution**", "*Property, readable*"; not "__": __init__, nor "2 * 3",
+# "*.cfg", "X*10"), and one a sentence was cut from: "**Caution.", "Use *two hands." and "Turn it off first.**"
+_MD_EMPHASIS = re.compile(r"(?<![\w*\\])(\*\*?)(?=[^\s*])(.+?)(?<=[^\s*])\1(?![\w*])")
+_MD_EMPHASIS_OPENED = re.compile(r"(?<!\S)\*\*?(?=[^\W_])")
+_MD_EMPHASIS_CLOSED = re.compile(r"(?<=[.!?:;。！？])\*\*?$")
+_MD_CODE_SPAN = re.compile(r"((`+)[^`]*?\2)")
 
 
 def claim_display(cl: Claim) -> str:
@@ -106,9 +111,20 @@ def claim_display(cl: Claim) -> str:
     return _inline_markup_read(f"{cells[0]} — " + " · ".join(pairs))
 
 
+def _unpaired(run: re.Pattern[str], text: str) -> str:
+    """``text`` without the emphasis ``run`` when it is the text's only asterisks."""
+    m = run.search(text)
+    return text[:m.start()] + text[m.end():] if m and text.count("*") == m.end() - m.start() else text
+
+
 def _inline_markup_read(text: str) -> str:
-    shown = _MD_STRONG.sub(r"\1", _MD_LINK.sub(r"\1", _MD_IMAGE.sub("", without_hidden_tags(text))))
-    return re.sub(r"\s+", " ", shown).strip() or text  # a sentence wrapped and indented reads as one line
+    shown = re.sub(r"\s+", " ", _MD_LINK.sub(r"\1", _MD_IMAGE.sub("", without_hidden_tags(text)))).strip()
+    # a sentence wrapped and indented reads as one line; emphasis outside code spans reads as its words
+    parts = _MD_CODE_SPAN.split(shown)  # text, code span, its ticks, text, ...
+    plain, code = [_MD_EMPHASIS.sub(r"\2", p) for p in parts[::3]], parts[1::3]
+    plain[0] = _unpaired(_MD_EMPHASIS_OPENED, plain[0])
+    plain[-1] = _unpaired(_MD_EMPHASIS_CLOSED, plain[-1])
+    return "".join(p + c for p, c in zip(plain, code + [""])) or text
 
 
 def headings_under(title: str, heading_path: Sequence[str]) -> tuple[str, ...]:

@@ -21,6 +21,9 @@ def test_one_sentence_splitter_keeps_values_abbreviations_and_cjk():
     assert _sentences('He said "stop." Then left.') == ['He said "stop."', "Then left."]
     assert _sentences("电源关闭。然后拆下盖子。") == ["电源关闭。", "然后拆下盖子。"]
     assert _sentences("ca. 3 bar. Fine") == ["ca. 3 bar.", "Fine"]
+    # an emphasised run ends with its sentence: "first.**" is the end, not "first."
+    assert _sentences("**Caution. Turn it off first.** Then open it.") == ["**Caution.", "Turn it off first.**", "Then open it."]
+    assert _sentences("Use *two hands. Lift slowly.* Put it down.") == ["Use *two hands.", "Lift slowly.*", "Put it down."]
 
 
 @settings(max_examples=200)

@@ -10,7 +10,7 @@ from engine.render import (
 )
 from engine.types import Answer, Citation, Claim, Conflict, ConflictSide
 
-EVIL = "Set \x1b[31mred\x1b[0m \x1b]0;pwned\x07title\x9b2J and \x07bell \u202eevil [bold]x[/] *y* | z"
+EVIL = "Set \x1b[31mred\x1b[0m \x1b]0;pwned\x07title\x9b2J and \x07bell \u202eevil [bold]x[/] 2*y*3 | z"
 
 
 def _answer(text=EVIL, **kw):
@@ -128,6 +128,15 @@ def test_a_claim_shows_markdown_links_as_their_text_but_keeps_its_verbatim_span(
     jekyll = "See [the guide]({{ site.baseurl }}/docs/a.html){:target=\"_blank\"}.\n![step 1]({{ 'p1.jpg' | prepend: site.img }})"
     assert shown(jekyll) == "See the guide."  # a Jekyll site's Liquid output and attribute lists show nothing
     assert shown("Print it with `{:.2f}` or {:.2f}.") == "Print it with `{:.2f}` or {:.2f}."  # a format spec stays
+    # italic reads as its words; a sentence cut from an emphasised run shows no half of the marks;
+    # a code span, a wildcard, a product or a footnote mark keeps its asterisks
+    assert shown("*Property, readable, retained*") == "Property, readable, retained"
+    assert [shown(t) for t in ("**Caution.", "Use *two hands.", "Turn it off first.**", "Lift slowly.*")] == \
+        ["Caution.", "Use two hands.", "Turn it off first.", "Lift slowly."]
+    assert shown("Set `*foo` and `bar*`, then *go*.") == "Set `*foo` and `bar*`, then go."
+    for kept in ("Copy *.cfg and *.txt files.", "G1 X*10 Y*5", "2 * 3 = 6", "Rated power*", "***both***",
+                 "Press * to go.*", "Keep `**kwargs` and `a*`."):
+        assert shown(kept) == kept
     data = answer_to_dict(_answer(text, trace=None))
     assert data["claims"][0]["text"] == text and data["claims"][0]["display"] == shown(text)
     assert "If so, calibrate the z_offset again with care. [1]" in render_text(_answer(text, trace=None))

@@ -11,7 +11,7 @@ import re
 import unicodedata
 
 _SENTENCE_END = re.compile(
-    r"""(?:[.!?]+["'»”’)\]]*\s+)   # Latin end mark, closing quotes, then whitespace
+    r"""(?:[.!?]+["'»”’)\]*]*\s+)   # Latin end mark, closing quotes or emphasis, then whitespace
       |(?:[。！？]+[」』”’）)]*\s*)   # CJK end mark: no space needed after it
     """,
     re.VERBOSE,
@@ -55,7 +55,7 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
     """Sentences of ``text[start:end]`` as spans (whitespace trimmed), in order: the one
     sentence splitter (chunking cuts long paragraphs with it, answers cut units with it).
 
-    Ends at ``.!?`` (with any closing quotes) followed by whitespace, unless the next word starts
+    Ends at ``.!?`` (with any closing quotes or emphasis, ``.**``) followed by whitespace, unless the next word starts
     with a lower-case letter or a digit ("2.5 N·m", "e.g. the", "ca. 3") or the word before is a
     known abbreviation ("z.B.", "No.") and no line break follows; at CJK ``。！？`` no space is
     needed.

@@ -58,7 +58,7 @@ UnitKind = Literal["sentence", "list_item", "table_row", "code"]
 # 21: a Jekyll site's Liquid tags and kramdown attribute lists are no text ("{% include x.md %}",
 #     "{:.inline}"); a Liquid block tag naming an admonition ("{% alert warning %}" ... "{% endalert %}")
 #     is one
-UNITS_VERSION = "22"
+UNITS_VERSION = "23"
 
 
 @dataclass(frozen=True, slots=True)
