@@ -106,6 +106,12 @@ def is_silent(name: str) -> bool:
     return name in SILENT_DIRECTIVES or name.startswith("auto")
 
 
+# a line set out less than a literal block's, after a blank line, that reads as a sentence or opens a
+# directive: the text the block was in goes on ("    If you are using Windows ... different."), not
+# the block's own less indented line ("  qux: 3")
+_BELOW_A_LITERAL = re.compile(r"[ \t]*(?:\.\. |[A-Z][^\W\d_]*(?:[ \t]+[^\s=;{}]+){3,}[.!?:]?[ \t]*$)")
+
+
 def _indent(line: str) -> int:
     line = line.expandtabs(8)
     return len(line) - len(line.lstrip())
@@ -122,8 +128,9 @@ def line_roles(lines: Sequence[str], in_literal: bool = False, in_table: bool = 
     ``:header-rows:``; each row is read with them: ``table_header_cells``), "caption" (a
     figure's caption of one line), or "" (text: read as paragraphs, list items, admonitions).
     ``in_literal``: the lines start inside a literal block (a chunk cut from it: ``Chunk.in_code``),
-    which runs on while they are indented; ``in_table``: they may start inside a simple table (a
-    table chunk cut from its body), which runs on to its next border."""
+    which runs on while they are indented, up to a sentence or directive set out less than its
+    lines after a blank line (the text it was in goes on); ``in_table``: they may start inside a
+    simple table (a table chunk cut from its body), which runs on to its next border."""
     n = len(lines)
     roles: list[LineRole] = [""] * n
     blank = [not x.strip() for x in lines]
@@ -139,7 +146,12 @@ def line_roles(lines: Sequence[str], in_literal: bool = False, in_table: bool = 
 
     i = 0
     opening = next((k for k in range(n) if not blank[k]), n)  # a chunk's first line starts at its text
+    floor = 0  # the least indentation of the literal's lines after its first: the block's own, at most
     while in_literal and i < n and (blank[i] or ind[i] > 0 or i == opening):
+        if not blank[i] and i != opening:
+            if floor and ind[i] < floor and blank[i - 1] and _BELOW_A_LITERAL.match(lines[i]):
+                break  # the text of the directive or item the block was in goes on
+            floor = min(floor or ind[i], ind[i])
         roles[i] = "code"
         i += 1
     if in_table and not in_literal and opening < n and _cut_from_a_simple_table(lines, opening):

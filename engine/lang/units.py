@@ -58,7 +58,11 @@ UnitKind = Literal["sentence", "list_item", "table_row", "code"]
 # 21: a Jekyll site's Liquid tags and kramdown attribute lists are no text ("{% include x.md %}",
 #     "{:.inline}"); a Liquid block tag naming an admonition ("{% alert warning %}" ... "{% endalert %}")
 #     is one
-UNITS_VERSION = "23"
+# 22: ... and so is one with a quoted kind ({% alert "note" %}), holding the text on its tags' lines
+# 23: a sentence ends after the emphasis marks that close it ("first.** Then")
+# 24: a reST chunk cut from a literal block ends the block at a sentence or directive set out less than
+#     its lines after a blank line (the text the block was in goes on)
+UNITS_VERSION = "24"
 
 
 @dataclass(frozen=True, slots=True)

@@ -461,6 +461,21 @@ def test_a_literal_block_cut_over_chunks_is_code_in_every_piece(tmp_path: Path) 
     assert any(u.kind == "sentence" and u.text == "After the example, a sentence." for u in last)
 
 
+def test_a_piece_cut_from_a_literal_block_in_a_note_reads_the_notes_text_after_it(tmp_path: Path) -> None:
+    intro = " ".join(f"Step {i} of the lint checks runs in the container as the others do." for i in range(9))
+    text = (f"Lint\n====\n\n.. note::\n\n    {intro}\n\n    .. code-block:: bash\n\n"
+            "        # the whole suite\n        docker run --rm -it lint script/fulltest\n\n"
+            "        # changed files only\n        docker run --rm -it lint script/quicklint\n\n\n"
+            "    If you are using Windows the volume is written differently.\n\n    .. code-block:: yaml\n\n"
+            "        lint:\n          volume: c/edev/esphome\n\n        fast: true\n")
+    _doc, chunks = chunks_of(tmp_path, "lint.rst", text, max_tokens=120, section_overlap_tokens=0)
+    cut = [c for c in chunks if c.in_code]  # the piece that starts at the bash block, the note's text after it
+    assert cut and "If you are using Windows" in cut[0].text
+    units = [u for c in cut for u in split_units(c)]
+    assert any(u.kind == "sentence" and u.text.startswith("If you are using Windows") for u in units)
+    assert [u.kind for u in units if "docker" in u.text or "volume:" in u.text or "fast:" in u.text] == ["code"] * 4
+
+
 def test_an_rst_manual_answers_with_cited_lines_and_its_warning_marked_first(
         tmp_path: Path, write_library, open_library, fast_config) -> None:
     root = write_library(tmp_path / "lib", {"pump.rst": MANUAL})
