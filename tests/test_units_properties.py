@@ -90,6 +90,50 @@ def test_a_pdf_list_item_wrapped_over_printed_lines_is_one_unit():
         ("sentence", "1.5 mm is the gap.")]
 
 
+def test_a_printed_line_the_writer_ended_ends_its_statement_and_a_wrapped_one_goes_on():
+    # PDF: "Bootloader is : ..." ends well short of the page's measure and "For" would have fitted on
+    # it: the writer ended the line, so two statements; "... in the" is full, "MD Dumper" wraps
+    body = ("MD Dumper is based on an STM32F4 so it has an embedded bootloader for firmware update.\n"
+            "Bootloader is : WeACT HID Bootloader\n"
+            "For starting board in update mode you just need to press Keybutton for 2 seconds and\n"
+            "press Reset.\n"
+            "You also can see the USB bootloader mode with Usbview tools\n"
+            "Now you can make a folder with all the files of the latest release version in the\n"
+            "MD Dumper Github Firmware Release")
+    assert _units_of(body, "manual.pdf") == [
+        ("sentence", "MD Dumper is based on an STM32F4 so it has an embedded bootloader for firmware update."),
+        ("sentence", "Bootloader is : WeACT HID Bootloader"),
+        ("sentence", "For starting board in update mode you just need to press Keybutton for 2 seconds and\npress Reset."),
+        ("sentence", "You also can see the USB bootloader mode with Usbview tools"),
+        ("sentence", "Now you can make a folder with all the files of the latest release version in the\n"
+                     "MD Dumper Github Firmware Release")]
+    # Markdown joins its lines into one paragraph: the same lines are one sentence there
+    assert len(_units_of(body.replace("update.\n", "update.\n\n"), "manual.md")) == 3
+
+
+def test_a_printed_list_item_wrapped_before_a_capital_goes_on_and_a_bullet_against_its_word_opens_one():
+    body = ("Quick menu keys of the radio, in channel mode and in VFO mode, as the firmware sets them\n"
+            "- Pressing the Orange button twice while in VFO mode quickly toggles between VFO A and\n"
+            "VFO B.\n"
+            "- Press SK2 to lock the keypad\n"
+            "Locking the keypad also locks the PTT button unless the setting allows it.\n"
+            "Files in the release folder:\n"
+            "-Sega_Dumper.bin is the ARM compiled code for the STM32\n"
+            "-flash.bat is the script that flashes it\n"
+            "-40 °C is the lowest storage temperature.")
+    assert _units_of(body, "radio.pdf") == [
+        ("sentence", "Quick menu keys of the radio, in channel mode and in VFO mode, as the firmware sets them"),
+        ("list_item", "Pressing the Orange button twice while in VFO mode quickly toggles between VFO A and\nVFO B."),
+        ("list_item", "Press SK2 to lock the keypad"),
+        ("sentence", "Locking the keypad also locks the PTT button unless the setting allows it."),
+        ("sentence", "Files in the release folder:"),
+        ("list_item", "Sega_Dumper.bin is the ARM compiled code for the STM32"),
+        ("list_item", "flash.bat is the script that flashes it"),
+        ("sentence", "-40 °C is the lowest storage temperature.")]
+    # in Markdown a list marker needs its space: "-flash.bat" is text
+    assert ("list_item", "flash.bat is the script that flashes it") not in _units_of(body, "radio.md")
+
+
 def test_a_heading_line_of_a_pdf_html_or_text_chunk_is_no_claim():
     # PDF, HTML and plain text mark no heading up: the line that is one of the chunk's headings
     # heads the statements below it, it is not glued to the first of them

@@ -62,7 +62,9 @@ UnitKind = Literal["sentence", "list_item", "table_row", "code"]
 # 23: a sentence ends after the emphasis marks that close it ("first.** Then")
 # 24: a reST chunk cut from a literal block ends the block at a sentence or directive set out less than
 #     its lines after a blank line (the text the block was in goes on)
-UNITS_VERSION = "24"
+# 25: PDF and plain text: a printed line the writer ended (the next, not in lower case, would have
+#     fitted on it) ends its statement or item; "-word" and "•word" open an item
+UNITS_VERSION = "25"
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +89,16 @@ class Unit:
 # them together), or a number with the ideographic comma ("1、", as Chinese and Japanese lists number)
 _LIST_MARK = re.compile(r"[ \t]*(?:(?:[-*+•·]|\d{1,3}[.)]|[a-zA-Z#][.)])[ \t\u00a0]+|\d{1,3}[.)](?=[A-Z])"
                         r"|\d{1,3}、[ \t\u00a0]*)")
+# a printed page's bullet set against its word ("-Sega_Dumper.bin is ...", "•Check the cable"): a list
+# item in PDF and plain text, where a line is a printed line (Markdown needs the space)
+_PRINTED_MARK = re.compile(r"[ \t]*[-•–](?=[^\W\d])")
 _SENTENCE_ENDS = ".!?:;。！？：；"
+# a printed line ends where the writer broke it, not where the page wrapped it, when the next line's
+# first word would have fitted on it: its length and that word's within this share of the measure,
+# the longest line of the paragraph (of the chunk, for a list item's lines; characters stand for
+# widths: a full line of capitals is wider)
+FITS = 0.85
+MEASURE_MIN = 40  # a shorter longest line is no page's measure (a few short lines say nothing of the width)
 _TABLE_ROW = re.compile(r"[ \t]*\|.*\|[ \t]*$")
 _TABLE_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*$")
 _HEADING = re.compile(r"[ \t]*#{1,6}[ \t]")
@@ -135,10 +146,13 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
     line (PDF), a line in lower case under an item whose sentence has not ended); other lines are gathered
     into paragraphs (a blank line, a heading, a list item or a row ends one) and a
     paragraph is cut into sentences (markup a reader never sees left out: the lines of HTML or JSX
-    tags of a paragraph that opens with a tag, MDX's import lines; engine.lang.markup). Code
-    fences are not claims; the lines between them are entries (kind "code"): a line and the lines
-    below it indented further, or commented further (a config file's option and its "#   what it
-    does", a description's lines together), with a comment of words just above it at its level
+    tags of a paragraph that opens with a tag, MDX's import lines; engine.lang.markup). In PDF and
+    plain text, where a line is a printed line, a line the writer ended (the next, not opening in
+    lower case, would have begun on it: ``_broken``) ends its statement or item, and a bullet set
+    against its word ("-flash.bat is ...") opens an item. Code fences are not claims; the lines
+    between them are entries (kind "code"): a line and the lines below it indented further, or
+    commented further (a config file's option and its "#   what it does", a description's lines
+    together), with a comment of words just above it at its level
     ("# Enable logging" over "logger:"), up to a blank line (the chunk's token budget bounds
     it). A chunk that starts inside a fenced block (``Chunk.in_code``) starts in code. Headings are
     not claims: a Markdown heading, a Markdown paragraph that is one bold phrase with no sentence end
@@ -177,7 +191,8 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
         nonlocal item
         item = None
         if para:
-            for run in _shown(text, para):
+            runs = _printed_breaks(text, para) if printed else [para]
+            for run in (r for p in runs for r in _shown(text, p)):
                 for s, e in _sentences(text, run[0][0], run[-1][1]):
                     out.append(("sentence", s, e, heading, kind_at(s)))
             para.clear()
@@ -218,6 +233,10 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
     piped = (pipe_table_lines(lines, chunk.kind == "table" and "|" in chunk.context) if fmt == "markdown"
              else rendered_table_lines(lines, "|" in chunk.context) if fmt in ("html", "pdf", "text") else set())
     headers = header_rows(lines, piped, chunk.context)
+    # PDF and plain text: a line is a printed line; the longest one is the page's measure
+    # (of the lines of words: a URL on its own line is no measure)
+    printed = (max((len(x.strip()) for x in lines if " " in x.strip()), default=1)
+               if fmt in ("pdf", "text") else 0)
     opened_at = 0  # the indentation of the open admonition's opening line
     for k, raw in enumerate(raws):
         line_start, line_end = pos, pos + len(raw.rstrip("\r\n"))
@@ -339,7 +358,7 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
             out.append(("list_item", s, e, heading, kind_at(s)))
             item = len(out) - 1
             continue
-        m = _LIST_MARK.match(line)
+        m = _LIST_MARK.match(line) or (_PRINTED_MARK.match(line) if printed else None)
         if m:
             flush()
             s, e = strip_span(text, line_start + m.end(), line_end)
@@ -347,12 +366,16 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
                 out.append(("list_item", s, e, heading, kind_at(s)))
                 item = len(out) - 1
             continue
-        # the item goes on (wrapped): an indented line, any prose line where blank lines part blocks, or
-        # (in a text without blank lines, PDF text: one line per printed line) a line that starts in lower
-        # case under an item whose sentence has not ended
+        # the item goes on (wrapped): an indented line; where a line is a printed line (PDF, plain text,
+        # lines as long as a page's: ``MEASURE_MIN``), a line the writer did not end the line above with
+        # (``_broken``: a lower-case line, or one whose first word would not have fitted there) while the
+        # item's sentence has not ended or blank lines part blocks; elsewhere any prose line where blank
+        # lines part blocks (Markdown), or one in lower case under an item whose sentence has not ended
+        ended = item is None or text[out[item][2] - 1] in _SENTENCE_ENDS
         if item is not None and not kind_changed(line_start) and (
-                blank_layout or line[:1] in " \t"
-                or (text[out[item][2] - 1] not in _SENTENCE_ENDS and line.lstrip()[:1].islower())):
+                line[:1] in " \t"
+                or (((blank_layout or not ended) and not _broken(lines[k - 1], line, printed))
+                    if printed >= MEASURE_MIN else blank_layout or (not ended and line.lstrip()[:1].islower()))):
             kind_of, s, _e, head, adm = out[item]
             out[item] = (kind_of, s, strip_span(text, line_start, line_end)[1], head, adm)
             continue
@@ -454,6 +477,29 @@ def _shown(text: str, lines: list[tuple[int, int]]) -> list[list[tuple[int, int]
         elif runs[-1]:
             runs.append([])
     return [r for r in runs if r]
+
+
+def _printed_breaks(text: str, lines: list[tuple[int, int]]) -> list[list[tuple[int, int]]]:
+    """A paragraph of printed lines (PDF, plain text) cut where a line ends short of the
+    paragraph's measure and the next, opening with no lower-case letter, would have begun on it (its
+    first word fits, ``FITS``): "Bootloader is : WeACT HID Bootloader" over "For starting board in update
+    mode ..." are two statements, where "... the latest release in the" over "MD Dumper Github
+    page" is one wrapped line."""
+    width = max(b - a for a, b in lines)
+    runs = [[lines[0]]]
+    for (a, b), (c, d) in zip(lines, lines[1:]):
+        if _broken(text[a:b], text[c:d], width):
+            runs.append([])
+        runs[-1].append((c, d))
+    return runs
+
+
+def _broken(before: str, after: str, width: int) -> bool:
+    """Did the writer end the printed line ``before`` (the next, ``after``, opens with no lower-case
+    letter, and its first word would have fitted on it: ``FITS`` of ``width``)?"""
+    before, words = before.strip(), after.split()
+    return (bool(words) and not words[0][:1].islower() and before[-1:] not in ",-–("
+            and len(before) + 1 + len(words[0]) <= FITS * width)
 
 
 def _sentences(text: str, start: int, end: int) -> list[tuple[int, int]]:
