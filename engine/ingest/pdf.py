@@ -182,9 +182,11 @@ def document_title(info: str, first_page: list[dict], body: float) -> str:
     the body size) says another (word processors copy a template's title into every file made
     from it: a CB1 manual titled "BIGTREETECH OCTOPUS V1.0"); the cover's title when there is no
     metadata title or the cover overrules it: the first page's largest type, its lines in reading
-    order ("Eddy series" / "User Manual"); else "" (then the first heading, then the file name)."""
+    order ("Eddy series" / "User Manual"; a line with no letter, a cover's "2.1" set in its largest
+    type, is a version or a number, no title); else "" (then the first heading, then the file name)."""
     words = terms(info)
     page = terms(" ".join(ln["t"] for ln in first_page))
+    first_page = [ln for ln in first_page if any(ch.isalpha() for ch in ln["t"])]
     largest = max((ln["s"] for ln in first_page), default=0.0)
     said = sum(w in page for w in words) >= 0.8 * len(words)
     if words and (said or largest < COVER_PAGE * body):

@@ -793,6 +793,10 @@ def test_a_pdf_title_is_its_metadatas_when_the_cover_says_it_else_the_covers_lar
     # a first page that is no cover (a chapter's heading) overrules no metadata title
     chapter = [_page_line("1 Safety", size=16.0, y=760.0), _page_line("Isolate the unit first.", size=10.0)]
     assert document_title("Corvid test guide", chapter, body=10.0) == "Corvid test guide"
+    # a version number set in the cover's largest type is no title: the largest lines of words are
+    versioned = [_page_line("MD DUMPER", size=19.0, y=760.0), _page_line("USB Reader-Flasher", size=22.0, y=700.0),
+                 _page_line("2.1", size=40.0, y=300.0)]
+    assert document_title("", versioned, body=12.0) == "MD DUMPER USB Reader-Flasher"
     assert document_title("", chapter, body=10.0) == "1 Safety"
 
 
