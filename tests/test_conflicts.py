@@ -74,6 +74,19 @@ def test_no_conflict_between_documents_for_other_models():
     assert find_conflicts([(a, 1)], [(b, 2)]) == ([], set())
 
 
+def test_manuals_without_models_are_compared_by_the_devices_their_titles_name():
+    def titled(doc_id, title):
+        return DocumentMeta(doc_id=doc_id, title=title, version="1", date=None, models=(), status="active")
+
+    a = _st("Input Voltage: DC12V-DC24V 9A, fan output 1.5 A.", "a.pdf", titled("a", "EBB42 CAN V1.1 User Manual"))
+    other_board = _st("Input Voltage: DC12V-DC24V 6A, fan output 1 A.", "b.pdf", titled("b", "EBB36 CAN V1.0"))
+    assert find_conflicts([(a, 1)], [(other_board, 2)]) == ([], set())
+    older = _st("Input Voltage: DC12V-DC24V 6A, fan output 1 A.", "c.pdf", titled("c", "EBB42 CAN V1.0"))
+    assert len(find_conflicts([(a, 1)], [(older, 2)])[0]) == 1  # the board's two editions disagree
+    general = _st("Input Voltage: DC12V-DC24V 6A, fan output 1 A.", "d.pdf", titled("d", "Wiring guide"))
+    assert len(find_conflicts([(a, 1)], [(general, 2)])[0]) == 1  # a manual about no device named
+
+
 def test_no_conflict_between_unrelated_sentences():
     a = _st("Tighten the flange bolts to 25 N·m.", "a.md", _meta("a"))
     b = _st("The battery lasts about 5 years at 20 °C.", "b.md", _meta("b"))

@@ -9,6 +9,13 @@ def test_codes_are_normalised_across_spellings():
     assert "kx7" in codes_in("Kestrel KX-7 外壳盖螺丝的拧紧力矩是多少？")  # no space before CJK
 
 
+def test_a_version_mark_is_no_device():
+    # every "... V1.0" manual shares "v1": the edition says which manual, not which device
+    assert codes_in("BIGTREETECH EBB36 CAN V1.1 User Manual") == {"ebb36"}
+    assert codes_in("KX-7 logger, Rev 3 (ver. 2 firmware, v2)") == {"kx7"}
+    assert codes_in("the V60 valve and the V-100 pump") == {"v60", "v100"}  # a model's number, no edition
+
+
 def test_document_codes_come_from_models_and_title():
     meta = DocumentMeta("k", "Kestrel KX-7 Data Logger — Manual", models=("KX-7", "KX-7E"))
     assert document_codes(meta) == {"kx7", "kx7e"}

@@ -9,7 +9,7 @@ references of one family (``REF27-ALPHA`` vs ``REF27-BETA``), or when they give
 an error code different meanings in a code table.
 
 Sources compared: two versions of one document (same ``doc_id``), or two
-documents whose applicability (device models) overlaps. Units flagged as
+documents whose applicability (device models, else their titles' device codes) overlaps. Units flagged as
 instructions to the system are never a side of a conflict.
 """
 
@@ -24,6 +24,7 @@ from engine.lang.rst import table_header_cells
 from engine.lang.tables import table_cells
 from engine.lang.units import Unit, is_rst
 from engine.lang.words import terms
+from engine.search.devices import document_codes
 from engine.types import Chunk, Conflict, ConflictSide, DocumentMeta
 
 
@@ -190,12 +191,14 @@ def statement(unit: Unit, chunk: Chunk, meta: DocumentMeta, flagged: bool = Fals
 
 
 def applicable_together(a: DocumentMeta, b: DocumentMeta) -> bool:
-    """Could both documents govern the same device? Same manual, or overlapping models."""
+    """Could both documents govern the same device? Same manual, or overlapping devices: their
+    models, else the device codes of their titles (engine.search.devices.document_codes: the
+    "EBB36 CAN V1.0" and "EBB36 CAN V1.1" manuals may disagree, "EBB42 ..." is another board's).
+    A document about no device named may govern any."""
     if a.doc_id == b.doc_id:
         return True
-    if not a.models or not b.models:
-        return True
-    return bool(set(m.upper() for m in a.models) & set(m.upper() for m in b.models))
+    codes_a, codes_b = document_codes(a), document_codes(b)
+    return not codes_a or not codes_b or bool(codes_a & codes_b)
 
 
 def same_subject(a: Statement, b: Statement) -> bool:

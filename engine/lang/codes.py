@@ -27,8 +27,10 @@ __all__ = ["content_question", "device_code_spans", "device_codes", "exact_codes
            "title_words"]
 
 # letters then digits, optionally joined by '-', '_' or a space, optional letter suffix:
-# KX-7, HY-400S, Hydra-400, VB 12, CV60
-_DEVICE = re.compile(r"(?<![\w])([^\W\d_]{1,12})[-_ ]?(\d{1,5}[^\W\d_]{0,2})(?![\w])")
+# KX-7, HY-400S, Hydra-400, VB 12, CV60, V60; not a version mark ("V1.1", "v2", "Rev 3", "Ver. 2"), which
+# says which edition of a manual or board, not which device (every "… V1.0" manual would share "v1")
+_DEVICE = re.compile(r"(?<![\w])(?!(?i:(?:ver|rev|version)\.?[-_ ]?\d|v[-_ ]?\d(?:\.\d|(?!\w))))"
+                     r"([^\W\d_]{1,12})[-_ ]?(\d{1,5}[^\W\d_]{0,2})(?![\w])")
 
 
 def normalise_code(code: str) -> str:
