@@ -794,10 +794,20 @@ def _is_heading_line(ln: dict, body: float, bold: bool = False) -> bool:
         return False
     if ln["s"] >= body * 1.15:
         return True
-    # bold at the body's size is weaker evidence: a short line that is no sentence or aside
+    # bold at the body's size is weaker evidence: a short line that is no sentence, aside or command
     return (bold and ln["s"] >= body * SAME_LEVEL and ln.get("b", 0.0) >= HEADER_BOLD
             and len(t.split()) <= BOLD_HEADING_MAX_WORDS and not t.startswith("(")
-            and not t.rstrip(")").endswith((".", "!", "。", "！")))
+            and not t.rstrip(")").endswith((".", "!", "。", "！")) and not reads_as_command(t))
+
+
+def reads_as_command(text: str) -> bool:
+    """A line set in bold as a command to type, not a heading: it opens with a lower-case Latin
+    letter ("make menuconfig", "ls /dev/serial/by-id/"), holds an assignment or a home path
+    ("FLASH_DEVICE=...", "cd ~/klipper/"), or has no word of letters at all
+    ("Klipper_rp2040_4550357128922FC8-if00")."""
+    first = next((ch for ch in text if ch.isalpha()), "")
+    return ((first.islower() and first.isascii()) or "=" in text or "~" in text
+            or not any(re.fullmatch(r"\W*[^\W\d_]{2,}\W*", w) for w in text.split()))
 
 
 def _typical_gap(lines: list[dict]) -> float:

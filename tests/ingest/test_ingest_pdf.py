@@ -19,7 +19,7 @@ from engine.ingest.chunking import approx_counter, chunk_document
 from engine.ingest.pdf import (PdfFailure, _header_cells, _lines, _table_runs, build_blocks, dehyphenate,
                                document_title, wrapped_cells,
                                heading_levels, heading_lines, page_furniture, parse_pdf, reading_order, runs_on,
-                               reads_as_sentence, unfinished, without_contents)
+                               reads_as_command, reads_as_sentence, unfinished, without_contents)
 from engine.lang.outline import outline_key
 from engine.lang.units import split_units
 from engine.types import IngestIssue
@@ -694,6 +694,19 @@ def test_large_type_in_a_run_of_lines_is_a_paragraph_not_headings() -> None:
     clause = [line("被烧毁，造成不必要的损失；", 400), line("Body text.", 380, 12)]
     assert heading_lines(title + intro + clause, body) == {0, 1}  # the wrapped title only
     assert heading_lines([line("Notes", 700), line("Keep the unit dry.", 680, 12)], body) == {0}
+
+
+def test_a_bold_command_at_the_body_size_is_no_heading() -> None:
+    def line(t, y, b=1.0):
+        return {"t": t, "y": y, "s": 12.0, "c": [], "b": b}
+
+    page = [line("4.2. Firmware Update", 700), line("1. Enter cd klipper, then enter", 680, 0.0),
+            line("make flash FLASH_DEVICE= 2e8a:0003", 660), line("to start flashing the firmware.", 640, 0.0),
+            line("cd ~/klipper/", 600), line("Klipper_rp2040_4550357128922FC8-if00", 560),
+            line("SmartBeaconing™", 520), line("Wiring the CAN Bus", 480)]
+    assert heading_lines(page, 12.0, bold=True) == {0, 6, 7}
+    assert reads_as_command("ls /dev/serial/by-id/") and reads_as_command("FLASH_DEVICE=/dev/ttyACM0")
+    assert not reads_as_command("USB/CAN Wiring") and not reads_as_command("3.2 100K NTC or PT1000 Settings")
 
 
 def test_wide_characters_are_measured_as_wide_so_a_line_is_not_cut_into_cells() -> None:
