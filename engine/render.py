@@ -149,6 +149,16 @@ def citation_line(c: Citation) -> str:
     return " — ".join(parts)
 
 
+def _refs(claim: Claim) -> str:
+    """A claim's citation marks for a terminal: "1", or "1, 3" when another passage says the same."""
+    return ", ".join(str(n) for n in claim.cites)
+
+
+def _notes(claim: Claim) -> str:
+    """A claim's footnote marks in Markdown: "[^1]", or "[^1][^3]"."""
+    return "".join(f"[^{n}]" for n in claim.cites)
+
+
 def render_text(answer: Answer, *, trace: bool = False) -> str:
     """The answer for a terminal: claims with [n], conflicts, then the sources."""
     s = terminal_safe
@@ -164,16 +174,16 @@ def render_text(answer: Answer, *, trace: bool = False) -> str:
         for cl in answer.claims:
             text = s(claim_display(cl), keep_newlines=False)
             if cl.flagged:
-                lines.append(f'  (quoted, not followed: {cl.flagged}) "{text}" [{cl.citation}]')
+                lines.append(f'  (quoted, not followed: {cl.flagged}) "{text}" [{_refs(cl)}]')
             elif cl.code:  # lines of a command or config block, kept as lines
                 lines += [f"      {s(ln, keep_newlines=False)}" for ln in cl.text.splitlines()]
-                lines[-1] += f" [{cl.citation}]"
+                lines[-1] += f" [{_refs(cl)}]"
             elif cl.safety:
-                lines.append(f"  SAFETY: {text} [{cl.citation}]")
+                lines.append(f"  SAFETY: {text} [{_refs(cl)}]")
             elif cl.is_condition:
-                lines.append(f"  ! {text} [{cl.citation}]")
+                lines.append(f"  ! {text} [{_refs(cl)}]")
             else:
-                lines.append(f"- {text} [{cl.citation}]")
+                lines.append(f"- {text} [{_refs(cl)}]")
         if answer.conflicts:
             lines.append("")
             lines.append("Warning: the sources disagree.")
@@ -222,17 +232,17 @@ def render_markdown(answer: Answer) -> str:
         for cl in answer.claims:
             text = e(claim_display(cl), block_start=True)
             if cl.flagged:
-                out.append(f"- *Quoted, not followed ({e(cl.flagged)}):* “{text}”[^{cl.citation}]")
+                out.append(f"- *Quoted, not followed ({e(cl.flagged)}):* “{text}”{_notes(cl)}")
             elif cl.code:  # a fenced block, its fence longer than any backtick run inside
                 fence = "`" * max(3, 1 + max((len(r) for r in re.findall(r"`+", cl.text)), default=0))
                 body = [f"  {terminal_safe(ln, keep_newlines=False)}" for ln in cl.text.splitlines()]
-                out += [f"  {fence}text", *body, f"  {fence}", f"  [^{cl.citation}]"]
+                out += [f"  {fence}text", *body, f"  {fence}", f"  {_notes(cl)}"]
             elif cl.safety:
-                out.append(f"- **Safety:** {text}[^{cl.citation}]")
+                out.append(f"- **Safety:** {text}{_notes(cl)}")
             elif cl.is_condition:
-                out.append(f"- **Condition:** {text}[^{cl.citation}]")
+                out.append(f"- **Condition:** {text}{_notes(cl)}")
             else:
-                out.append(f"- {text}[^{cl.citation}]")
+                out.append(f"- {text}{_notes(cl)}")
         if answer.conflicts:
             titles = {c.n: c.title or c.doc_id for c in answer.citations}
             out += ["", "> **Warning: the sources disagree.**"]
@@ -268,8 +278,8 @@ def answer_to_dict(answer: Answer) -> dict[str, Any]:
         "abstained": answer.abstained,
         "answerability": None if answer.answerability is None else round(answer.answerability, 4),
         "claims": [
-            {"text": c.text, "citation": c.citation, "char_start": c.char_start, "char_end": c.char_end,
-             "is_condition": c.is_condition, "flagged": c.flagged, "safety": c.safety,
+            {"text": c.text, "citation": c.citation, "also": list(c.also), "char_start": c.char_start,
+             "char_end": c.char_end, "is_condition": c.is_condition, "flagged": c.flagged, "safety": c.safety,
              "header": c.header, "code": c.code, "display": claim_display(c)}
             for c in answer.claims
         ],

@@ -257,6 +257,14 @@ class Claim:
     safety: bool = False  # a safety statement (warning, danger, caution...): marked, shown first
     header: str = ""  # a table row's header row, verbatim, so its cells can be shown with their columns
     code: bool = False  # a code block (commands, config lines) that a claim before it announces: shown as lines
+    # other passages that say the same (another edition of the manual, another manual: the same
+    # words and numbers), their Citation.n: the claim is shown once, citing each
+    also: tuple[int, ...] = ()
+
+    @property
+    def cites(self) -> tuple[int, ...]:
+        """The passages the claim cites: its own (``citation``), then those saying the same."""
+        return (self.citation, *self.also)
 
 
 @dataclass(frozen=True, slots=True)

@@ -331,6 +331,39 @@ def test_next_section_conditions_travel_with_the_best_passage_only():
     assert_verbatim(lib, b)
 
 
+EBB_V10 = """# EBB36 CAN V1.0 User Manual
+
+## CANBus configuration
+
+Set the speed for CANBus at 1M (which must be the same as the speed set in the firmware).
+
+The module reports its canbus_uuid when queried.
+"""
+
+EBB_V11 = """# EBB36 CAN V1.1 User Manual
+
+## CANBus configuration
+
+Set the speed for CANBus at 1M (must be the same as the speed set in the firmware).
+
+Type sudo reboot to restart the host.
+"""
+
+
+def test_a_statement_two_manuals_make_is_one_claim_citing_both():
+    from engine.render import answer_to_dict, render_markdown, render_text
+
+    lib = FakeLibrary({"en/ebb-v10.md": (meta("ebb-v10", models=()), EBB_V10),
+                       "en/ebb-v11.md": (meta("ebb-v11", models=()), EBB_V11)})
+    a = ask(lib, "What speed do I set for the CANBus?", k=2)
+    speed = [c for c in a.claims if "speed for CANBus" in c.text]
+    assert len(speed) == 1 and len(speed[0].cites) == 2, [(c.text, c.cites) for c in a.claims]
+    assert {a.citations[n - 1].path for n in speed[0].cites} == {"en/ebb-v10.md", "en/ebb-v11.md"}
+    assert_verbatim(lib, a)  # the claim's text is its own passage's
+    assert "[1, 2]" in render_text(a) and "[^1][^2]" in render_markdown(a)
+    assert answer_to_dict(a)["claims"][0]["also"] == [speed[0].also[0]]
+
+
 def test_injection_is_flagged_and_not_followed():
     lib = library()
     a = ask(lib, "What is the impeller nut torque?", k=3)

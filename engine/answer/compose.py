@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import numpy as np
@@ -18,6 +19,7 @@ from engine.answer.versions import MetaCache, VersionConflicts, find_version_con
 from engine.config import Config
 from engine.lang.cues import announces, injection_reason
 from engine.lang.units import Unit
+from engine.lang.words import terms
 from engine.search.eligibility import Eligibility
 from engine.types import Answer, Chunk, Citation, Claim, DocumentMeta, SearchResult, StageStatus
 
@@ -252,4 +254,28 @@ def _claims(result: SearchResult, chosen: list[ScoredUnit], related: list[Scored
     for _u, c, _r in found.used_units():
         if c.id in found.warning_only:
             number(c)
-    return claims, citations, numbers
+    return _fold_repeats(claims), citations, numbers
+
+
+_NUMBERS = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def _fold_repeats(claims: list[Claim]) -> list[Claim]:
+    """A claim another passage already made (an edition of the manual, another manual: the same
+    words and numbers, "Set the speed for CANBus at 1M (which must be ...)" and "... 1M (must be
+    ...)") is not shown twice: the first one cites both (``Claim.also``). A table row folds only into
+    a row under the same header, a marked claim (safety, condition, flagged, code) only into one
+    marked alike."""
+    out: list[Claim] = []
+    first: dict[tuple, int] = {}
+    for cl in claims:
+        words = frozenset(terms(cl.text))
+        key = (words, tuple(_NUMBERS.findall(cl.text)), cl.header, cl.code, cl.safety, cl.is_condition, cl.flagged)
+        at = first.get(key) if words else None
+        if at is not None and cl.citation not in out[at].cites:
+            out[at] = replace(out[at], also=(*out[at].also, cl.citation))
+            continue
+        if at is None and words:
+            first[key] = len(out)
+        out.append(cl)
+    return out

@@ -98,9 +98,13 @@ class AnswerEval:
         cited = any(c.chunk_id in gold for c in answer.citations)
         by_n = {c.n: c for c in answer.citations}
         first = answer.claims[0] if answer.claims else None
-        first_hit = first is not None and first.citation in by_n and by_n[first.citation].chunk_id in gold
+
+        def on(cl) -> bool:  # the claim cites a gold passage (its own or one saying the same)
+            return any(n in by_n and by_n[n].chunk_id in gold for n in cl.cites)
+
+        first_hit = first is not None and on(first)
         leads, open_ = lead_in_counts(answer)
-        on_gold = sum(1 for cl in answer.claims if cl.citation in by_n and by_n[cl.citation].chunk_id in gold)
+        on_gold = sum(1 for cl in answer.claims if on(cl))
         return AnswerOutcome(question.family, bool(question.targets), answer.abstained, cited,
                              claims_outside_span(answer, self.library), first_hit, answer.answerability,
                              leads, open_, len(answer.claims), on_gold)

@@ -16,6 +16,7 @@ JSON (``--json``), one object::
                                          # (engine.answer.answerability); null: the hand rule decided
      "claims": [{"text": str,            # verbatim: document_text(path)[char_start:char_end]
                  "citation": n,          # -> citations[].n
+                 "also": [n],            # other passages saying the same (another edition or manual)
                  "char_start": int, "char_end": int,
                  "is_condition": bool,   # a warning/restriction travelling with a claim
                  "flagged": str}],       # "" or why it is quoted, not followed

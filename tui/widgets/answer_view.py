@@ -55,7 +55,7 @@ def answer_content(answer: Answer) -> Content:
                 parts.append(visible(claim_display(claim)))
             else:
                 parts.append("• " + visible(claim_display(claim)))
-            parts.append((f" [{claim.citation}]", "bold"))
+            parts.append((f" [{', '.join(str(n) for n in claim.cites)}]", "bold"))
             if claim.flagged:
                 parts.append((f"\n    ⚠ {visible(claim.flagged)}", "dim"))
         if not answer.claims:
