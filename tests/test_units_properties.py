@@ -130,6 +130,12 @@ def test_a_printed_list_item_wrapped_before_a_capital_goes_on_and_a_bullet_again
         ("list_item", "Sega_Dumper.bin is the ARM compiled code for the STM32"),
         ("list_item", "flash.bat is the script that flashes it"),
         ("sentence", "-40 °C is the lowest storage temperature.")]
+    # a list item piping a command ("dmesg | grep") or naming models ("RD-5R | DM-5R") is no table row
+    piped = ("Test the CAN HAT module as follows, from the SSH terminal of the Raspberry Pi host:\n"
+             "2. Type and run dmesg | grep -i can to test if the module is connected.\n"
+             "• The Baofeng RD-5R | DM-5R has no Orange button\n1 | Car\n2 | e-Bike")
+    assert [k for k, _ in _units_of(piped, "radio.pdf")] == ["sentence", "list_item", "list_item", "table_row",
+                                                              "table_row"]
     # in Markdown a list marker needs its space: "-flash.bat" is text
     assert ("list_item", "flash.bat is the script that flashes it") not in _units_of(body, "radio.md")
 

@@ -51,13 +51,18 @@ def strip_span(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+_ITEM_NUMBER = re.compile(r"\d{1,3}[.)]")
+_ITEM_START = re.compile(r"\d{1,3}[.)][ \t]")
+
+
 def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
     """Sentences of ``text[start:end]`` as spans (whitespace trimmed), in order: the one
     sentence splitter (chunking cuts long paragraphs with it, answers cut units with it).
 
     Ends at ``.!?`` (with any closing quotes or emphasis, ``.**``) followed by whitespace, unless the next word starts
     with a lower-case letter or a digit ("2.5 N·m", "e.g. the", "ca. 3") or the word before is a
-    known abbreviation ("z.B.", "No.") and no line break follows; at CJK ``。！？`` no space is
+    known abbreviation ("z.B.", "No.") and no line break follows, or the sentence would be only an
+    item's number opening a line ("10." over a PDF list item's text); at CJK ``。！？`` no space is
     needed.
     """
     end = len(text) if end is None else end
@@ -67,11 +72,14 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
         cut = m.end()
         if text[m.start()] in ".!?":
             after = text[cut] if cut < end else ""
-            if after.isdigit() or after.islower():
-                continue
+            if (after.isdigit() or after.islower()) and not ("\n" in m.group() and _ITEM_START.match(text, cut)):
+                continue  # (a line opening with an item's number, "\n10. Equipped", starts one)
             head = text[max(pos, m.start() - 8) : m.start() + 1]
             if text[m.start()] == "." and _NOT_AN_END.search(head) and "\n" not in m.group():
                 continue
+            s, e = strip_span(text, pos, cut)
+            if _ITEM_NUMBER.fullmatch(text, s, e) and (s == 0 or text[s - 1] == "\n"):
+                continue  # "10." opening a line: the number of the item that follows, no sentence
         s, e = strip_span(text, pos, cut)
         if s < e:
             spans.append((s, e))

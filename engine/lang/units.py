@@ -64,7 +64,8 @@ UnitKind = Literal["sentence", "list_item", "table_row", "code"]
 #     its lines after a blank line (the text the block was in goes on)
 # 25: PDF and plain text: a printed line the writer ended (the next, not in lower case, would have
 #     fitted on it) ends its statement or item; "-word" and "•word" open an item
-UNITS_VERSION = "25"
+# 26: ... and the one sentence splitter reads "10." opening a line as the number of the item after it
+UNITS_VERSION = "26"
 
 
 @dataclass(frozen=True, slots=True)
@@ -541,9 +542,18 @@ def rendered_table_lines(lines: Sequence[str], headed: bool = False) -> set[int]
     line is a row, unless a cell of it holds more than one sentence and the table has no header
     (a page laid out in a table, as word processors save them: its cells are prose, read sentence
     by sentence). ``headed``: the chunk's table has a header row (its context names it), so its
-    rows are rows however long their cells ("Amber blink | Hotspot mode. Connect with a phone.")."""
+    rows are rows however long their cells ("Amber blink | Hotspot mode. Connect with a phone.").
+    Without a header, a list item is no row either: "2. Type dmesg | grep can to test it" pipes
+    a command in its step."""
     return {k for k, line in enumerate(lines)
-            if " | " in line and (headed or all(len(sentence_spans(cell)) <= 1 for cell in line.split(" | ")))}
+            if " | " in line and (headed or (not _item_text(line) and all(
+                len(sentence_spans(cell)) <= 1 for cell in line.split(" | "))))}
+
+
+def _item_text(line: str) -> bool:
+    """Does ``line`` open with a list marker and go on with words (not straight into a cell: "1. | ...")?"""
+    m = _LIST_MARK.match(line)
+    return bool(m) and not line[m.end():].startswith("|")
 
 
 def header_rows(lines: Sequence[str], rows: set[int], context: str) -> set[int]:
