@@ -9,8 +9,9 @@ references of one family (``REF27-ALPHA`` vs ``REF27-BETA``), or when they give
 an error code different meanings in a code table.
 
 Sources compared: two versions of one document (same ``doc_id``), or two
-documents whose applicability (device models, else their titles' device codes) overlaps. Units flagged as
-instructions to the system are never a side of a conflict.
+documents whose applicability (device models, else their titles' device codes)
+overlaps. Units flagged as instructions to the system are never a side of a
+conflict.
 """
 
 from __future__ import annotations

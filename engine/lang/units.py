@@ -143,20 +143,20 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
     row carries: ``header_rows``; in HTML, PDF and plain text a line of cells joined by " | ") or a
     list item is one unit (its list marker left out of the span; a wrapped item's continuation
     lines, up to a blank line, are part of it: indented ones always, unindented ones where blank
-    lines part the blocks, as in Markdown, and in a text without them, where a line is a printed
-    line (PDF), a line in lower case under an item whose sentence has not ended); other lines are gathered
-    into paragraphs (a blank line, a heading, a list item or a row ends one) and a
-    paragraph is cut into sentences (markup a reader never sees left out: the lines of HTML or JSX
-    tags of a paragraph that opens with a tag, MDX's import lines; engine.lang.markup). In PDF and
-    plain text, where a line is a printed line, a line the writer ended (the next, not opening in
-    lower case, would have begun on it: ``_broken``) ends its statement or item, and a bullet set
-    against its word ("-flash.bat is ...") opens an item. Code fences are not claims; the lines
-    between them are entries (kind "code"): a line and the lines below it indented further, or
-    commented further (a config file's option and its "#   what it does", a description's lines
-    together), with a comment of words just above it at its level
-    ("# Enable logging" over "logger:"), up to a blank line (the chunk's token budget bounds
-    it). A chunk that starts inside a fenced block (``Chunk.in_code``) starts in code. Headings are
-    not claims: a Markdown heading, a Markdown paragraph that is one bold phrase with no sentence end
+    lines part the blocks, as in Markdown, and in a text without them, a line in lower case under
+    an item whose sentence has not ended); other lines are gathered into paragraphs (a blank line,
+    a heading, a list item or a row ends one) and a paragraph is cut into sentences (markup a
+    reader never sees left out: the lines of HTML or JSX tags of a paragraph that opens with a tag,
+    MDX's import lines; engine.lang.markup). In PDF and plain text, where a line is a printed
+    line, a line the writer ended (the next, not opening in lower case, would have begun on it:
+    ``_broken``) ends its statement or item, and only such a line does (a wrapped item goes on
+    before a capital), and a bullet set against its word ("-flash.bat is ...") opens an item. Code
+    fences are not claims; the lines between them are entries (kind "code"): a line and the lines
+    below it indented further, or commented further (a config file's option and its "#   what it
+    does", a description's lines together), with a comment of words just above it at its level
+    ("# Enable logging" over "logger:"), up to a blank line (the chunk's token budget bounds it). A
+    chunk that starts inside a fenced block (``Chunk.in_code``) starts in code. Headings are not
+    claims: a Markdown heading, a Markdown paragraph that is one bold phrase with no sentence end
     (``_bold_label``: the units below carry it as their heading), or a line that is one of the
     chunk's headings (``heading_path``: PDF, HTML and plain text mark none up), nor a line of one
     Liquid tag (a Jekyll site's template: ``{% include x.md %}``; one naming an admonition kind,
