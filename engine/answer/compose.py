@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
 import numpy as np
@@ -19,7 +18,7 @@ from engine.answer.versions import MetaCache, VersionConflicts, find_version_con
 from engine.config import Config
 from engine.lang.cues import announces, injection_reason
 from engine.lang.units import Unit
-from engine.lang.words import terms
+from engine.lang.words import numbers_in, terms
 from engine.search.eligibility import Eligibility
 from engine.types import Answer, Chunk, Citation, Claim, DocumentMeta, SearchResult, StageStatus
 
@@ -257,9 +256,6 @@ def _claims(result: SearchResult, chosen: list[ScoredUnit], related: list[Scored
     return _fold_repeats(claims), citations, numbers
 
 
-_NUMBERS = re.compile(r"\d+(?:[.,]\d+)*")
-
-
 def _fold_repeats(claims: list[Claim]) -> list[Claim]:
     """A claim another passage already made (an edition of the manual, another manual: the same
     words and numbers, "Set the speed for CANBus at 1M (which must be ...)" and "... 1M (must be
@@ -270,7 +266,7 @@ def _fold_repeats(claims: list[Claim]) -> list[Claim]:
     first: dict[tuple, int] = {}
     for cl in claims:
         words = frozenset(terms(cl.text))
-        key = (words, tuple(_NUMBERS.findall(cl.text)), cl.header, cl.code, cl.safety, cl.is_condition, cl.flagged)
+        key = (words, numbers_in(cl.text), cl.header, cl.code, cl.safety, cl.is_condition, cl.flagged)
         at = first.get(key) if words else None
         if at is not None and cl.citation not in out[at].cites:
             out[at] = replace(out[at], also=(*out[at].also, cl.citation))

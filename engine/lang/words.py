@@ -27,7 +27,7 @@ import functools
 import re
 import unicodedata
 
-__all__ = ["STOPWORDS", "TOKENIZER_VERSION", "term_held", "terms", "tokenize"]
+__all__ = ["STOPWORDS", "TOKENIZER_VERSION", "numbers_in", "term_held", "terms", "tokenize"]
 
 # Bump whenever tokenize() output changes: an index built with another version
 # must be rebuilt, since query and document terms would no longer agree.
@@ -158,6 +158,11 @@ def _emit_word(tok: str, out: list[str], stopwords: bool) -> None:
 
 _TERM_WORD = re.compile(r"\w+", re.UNICODE)
 _TERM_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+
+def numbers_in(text: str) -> tuple[str, ...]:
+    """The numbers of a text as written, in order ("2.5", "1,000"): what ``terms`` leaves to compare."""
+    return tuple(_NUMBER_RE.findall(text))
 
 
 def terms(text: str) -> set[str]:
