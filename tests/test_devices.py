@@ -1,4 +1,5 @@
 from engine.lang.codes import device_codes as codes_in
+from engine.lang.codes import edition_marks
 from engine.search.devices import document_codes, mentioned
 from engine.types import DocumentMeta
 
@@ -25,3 +26,11 @@ def test_only_known_codes_count_as_mentions():
     known = {"kx7", "hy400"}
     assert mentioned("Torque for M8 bolts on the KX-7?", known) == {"kx7"}
     assert mentioned("Torque for M8 bolts?", known) == frozenset()
+
+
+def test_edition_marks_name_the_edition_in_any_spelling():
+    assert edition_marks("BIGTREETECH EBB36 CAN V1.0 user manual") == edition_marks("EBB36 v1") == {"1"}
+    assert edition_marks("EBB42 CAN V1.1 User Manual") == {"1.1"}
+    assert edition_marks("Rev. B board, Ver. 2.0") == {"b", "2"}
+    assert edition_marks("V1.10") == {"1.10"}
+    assert not edition_marks("KX-7 v2x, dev1.0, V B, version a")

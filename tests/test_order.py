@@ -239,6 +239,22 @@ def test_a_passage_about_no_device_is_not_put_after_the_named_devices(
     assert paths.index("qx.md") > paths.index("px.md"), paths  # the other device's page goes after
 
 
+def test_passages_about_the_edition_the_question_names_stay_first(tmp_path, write_library, open_library, fast_config):
+    """Two editions of one board's manual: the question naming V1.1 reads the V1.1 manual first, though
+    the V1.0 passage covers its words better; an edition no title names changes nothing."""
+    docs = {"a.md": "# PX-1 V1.0 manual\n\n## CAN bus\n\nSet the CAN bus speed to 1M; the CAN bus speed must "
+                    "match the firmware's CAN bus speed.\n",
+            "b.md": "# PX-1 V1.1 manual\n\n## CAN bus\n\nSet the bitrate to 1000000 in can0.\n"}
+    lib = _built_with_order(tmp_path, write_library, open_library, fast_config, docs, [0, 0, 0, 10.0])  # cover
+    order = lib.search("How do I set the CAN bus speed on the PX-1 V1.1?").trace.stage("order")
+    assert lib.chunk(order.ranked[0].chunk_id).path == "b.md", order
+    assert "passages about other editions than v1.1 after" in order.note
+    fused = lib.search("How do I set the CAN bus speed on the PX-1 V1.1?").trace.stage("fused")
+    assert "device ranking for px1 v1.1" in fused.note
+    plain = lib.search("How do I set the CAN bus speed on the PX-1 v0.12?").trace.stage("order")
+    assert lib.chunk(plain.ranked[0].chunk_id).path == "a.md" and "editions" not in plain.note, plain
+
+
 def test_inside_the_named_devices_manual_the_question_less_its_code_orders_the_passages(
         tmp_path, write_library, open_library, fast_config):
     docs = {"px.md": "---\nmodels: [PX-1]\n---\n# Manual\n\n## About\n\nThe PX-1 PX-1 PX-1 screws.\n\n"

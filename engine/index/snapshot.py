@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.search.devices import device_names, document_codes
+from engine.search.devices import device_names, document_codes, document_editions
 from engine.search.eligibility import Eligibility
 from engine.types import Chunk, DocumentMeta
 
@@ -39,6 +39,8 @@ class Snapshot:
     known_codes: frozenset[str] = frozenset()
     doc_sha: Mapping[str, str] = field(default_factory=dict)  # doc path -> sha256 of the indexed bytes
     device_names: Mapping[str, frozenset[str]] = field(default_factory=dict)  # code -> its titles' words
+    editions: Mapping[str, frozenset[str]] = field(default_factory=dict)  # doc path -> its title's edition marks
+    known_editions: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, generation: int | None, chunks: Sequence[Chunk], doc_meta: Mapping[str, DocumentMeta],
@@ -51,10 +53,11 @@ class Snapshot:
             by_path.setdefault(c.path, []).append(row)
         metas = tuple(doc_meta[c.path] for c in chunks)
         codes = {path: document_codes(m) for path, m in doc_meta.items()}
+        editions = {path: document_editions(m) for path, m in doc_meta.items()}
         return cls(generation, tuple(chunks), metas, by_id, {p: tuple(r) for p, r in by_path.items()},
                    dict(doc_meta), lexical, vectors, manifest, {},
                    codes, frozenset().union(*codes.values()) if codes else frozenset(), dict(doc_sha or {}),
-                   device_names(doc_meta))
+                   device_names(doc_meta), editions, frozenset().union(*editions.values()) if editions else frozenset())
 
     def mask(self, rule: Eligibility) -> np.ndarray:
         m = self.masks.get(rule)

@@ -23,8 +23,8 @@ from collections.abc import Collection
 
 from engine.lang.words import terms
 
-__all__ = ["content_question", "device_code_spans", "device_codes", "exact_codes", "model_names", "normalise_code",
-           "title_words"]
+__all__ = ["content_question", "device_code_spans", "device_codes", "edition_marks", "exact_codes", "model_names",
+           "normalise_code", "title_words"]
 
 # letters then digits, optionally joined by '-', '_' or a space, optional letter suffix:
 # KX-7, HY-400S, Hydra-400, VB 12, CV60, V60; not a version mark ("V1.1", "v2", "Rev 3", "Ver. 2"), which
@@ -41,6 +41,28 @@ def device_codes(text: str) -> set[str]:
     """Device-code-shaped tokens of a text, normalised ("KX-7" -> "kx7")."""
     text = unicodedata.normalize("NFKC", text)
     return {normalise_code(a + b) for a, b in _DEVICE.findall(text)}
+
+
+# an edition mark: "V1.1", "v2", "Ver. 2.0", "version 3", "Rev 3", "Rev. B", "revision C"; a letter names a
+# revision only after "rev" / "revision" ("V B" is no mark)
+_EDITION = re.compile(r"(?<![\w.])(?i:(?:v|ver|version|rev|revision)\.?[-_ ]?(\d{1,3}(?:\.\d{1,3}){0,2})"
+                      r"|(?:rev|revision)\.?[-_ ]?([A-Z]))(?![\w]|\.\d)")
+
+
+def edition_marks(text: str) -> frozenset[str]:
+    """The editions a text names (of a board, a manual), normalised: the number with its trailing
+    ".0" parts dropped ("V1.0", "v1" and "Rev 1" -> "1"; "V1.10" -> "1.10"), or the revision letter
+    case-folded ("Rev. B" -> "b"). Which edition, never which device (``device_codes``)."""
+    out = set()
+    for num, letter in _EDITION.findall(unicodedata.normalize("NFKC", text)):
+        if letter:
+            out.add(letter.casefold())
+        else:
+            parts = num.split(".")
+            while len(parts) > 1 and int(parts[-1]) == 0:
+                parts.pop()
+            out.add(".".join(str(int(x)) if i == 0 else x for i, x in enumerate(parts)))
+    return frozenset(out)
 
 
 def device_code_spans(text: str) -> list[tuple[int, int, str]]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from engine.lang.codes import device_codes, normalise_code, title_words
+from engine.lang.codes import device_codes, edition_marks, normalise_code, title_words
 from engine.types import DocumentMeta
 
 
@@ -23,9 +23,25 @@ def document_codes(meta: DocumentMeta) -> frozenset[str]:
     return frozenset({normalise_code(m) for m in meta.models} | device_codes(meta.title))
 
 
+def document_editions(meta: DocumentMeta) -> frozenset[str]:
+    """Which edition a document is about: the edition marks of its title (engine.lang.codes)."""
+    return edition_marks(meta.title)
+
+
+def other_edition(doc: frozenset[str], named: frozenset[str]) -> bool:
+    """Whether a document about editions ``doc`` is about none of the editions a question names
+    (``named``, already narrowed to the known ones): False when either names none."""
+    return bool(doc) and bool(named) and not doc & named
+
+
 def mentioned(question: str, known: Iterable[str]) -> frozenset[str]:
     """The known device codes that the question names."""
     return frozenset(device_codes(question) & set(known))
+
+
+def named_editions(question: str, known: Iterable[str]) -> frozenset[str]:
+    """The editions the question names that some document's title names too."""
+    return edition_marks(question) & frozenset(known)
 
 
 def device_names(doc_meta: Mapping[str, DocumentMeta]) -> dict[str, frozenset[str]]:

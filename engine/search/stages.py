@@ -40,7 +40,7 @@ from engine.index.snapshot import Snapshot
 from engine.lang.codes import content_question
 from engine.lang.names import question_names
 from engine.search.context import ContextItem, assemble_context
-from engine.search.devices import mentioned, names_of
+from engine.search.devices import mentioned, named_editions, names_of, other_edition
 from engine.search.eligibility import Eligibility
 from engine.search.fusion import fuse_rrf
 from engine.search.order import PassageOrder, QuestionVectors, snapshot_features
@@ -172,11 +172,14 @@ def _fuse(snap: Snapshot, question: str, lex: Pairs, vec: Pairs, config: Config,
     if weights[0] != 1.0:
         note += f"; lexical weight {weights[0]:.2f} (what it can see of the question)"
     named = mentioned(question, snap.known_codes)
-    if named:  # a third ranking: candidates from documents about the device the question names
+    if named:  # a third ranking: candidates from documents about the device (and edition) the question names
+        editions = named_editions(question, snap.known_editions)
         order = [c for c, _ in fuse_rrf(rankings, c=rc.rrf_c, weights=weights)]
-        rankings.append([c for c in order if snap.device_codes[snap.chunk_of(c).path] & named])
+        rankings.append([c for c in order if snap.device_codes[(p := snap.chunk_of(c).path)] & named
+                         and not other_edition(snap.editions.get(p, frozenset()), editions)])
         weights.append(1.0)
-        note += f"; device ranking for {', '.join(sorted(named))}: {len(rankings[-1])} candidates"
+        note += (f"; device ranking for {', '.join(sorted(named))}{_editions_note(editions)}: "
+                 f"{len(rankings[-1])} candidates")
     fused = [(cid, float(s)) for cid, s in fuse_rrf(rankings, c=rc.rrf_c, weights=weights)][:rc.fused_window]
     stages.append(_stage("fused", fused, rc.fused_window, t, note))
     return fused
@@ -202,13 +205,18 @@ def _order(snap: Snapshot, question: str, qv: QuestionVectors | None, fused: Pai
     scores = model.scores(snapshot_features(snap, question, qvec, chunks, order.unit_vectors, model.rank_c))
     # a question naming a device: passages from documents about other devices only go after the rest
     # (engine.search.devices); the named device's and those about no device (what holds for every
-    # device: a platform's library reference, a general safety page) keep the learned order
+    # device: a platform's library reference, a general safety page) keep the learned order; so with
+    # an edition the question names ("V1.1"): the passages of documents about other editions only go after
     named = mentioned(question, snap.known_codes)
-    elsewhere = [int(bool(snap.device_codes[ch.path]) and not snap.device_codes[ch.path] & named) for ch in chunks]
-    idx = sorted(range(len(head)), key=lambda i: (elsewhere[i] if named else 0, -scores[i], i))
+    editions = named_editions(question, snap.known_editions)
+    elsewhere = [int(bool(named) and bool(snap.device_codes[ch.path]) and not snap.device_codes[ch.path] & named
+                     or other_edition(snap.editions.get(ch.path, frozenset()), editions)) for ch in chunks]
+    idx = sorted(range(len(head)), key=lambda i: (elsewhere[i], -scores[i], i))
     ordered = [(head[i][0], float(scores[i])) for i in idx]
     note = model.describe() + (f"; passages about other devices than {', '.join(sorted(named))} after"
                                if named else "")
+    if editions:
+        note += f"; passages about other editions than{_editions_note(editions)} after"
     if qv is not None and qv.content is not None:
         note += "; cosines of the question less the devices it names"
     stages.append(_stage("order", ordered, rc.rerank_input, t, note))
@@ -238,6 +246,10 @@ def _rerank_and_context(snap: Snapshot, question: str, ordered: Pairs, branches:
     final = [(it.chunk.id, it.score) for it in items]
     stages.append(_stage("context", final, rc.final_context, t, _context_note(items)))
     return final
+
+
+def _editions_note(editions: frozenset[str]) -> str:
+    return "".join(f" {'rev ' if e.isalpha() else 'v'}{e}" for e in sorted(editions))
 
 
 def _stage(name: str, pairs: Sequence[tuple[str, float]], window: int, t0: float, note: str = "",
