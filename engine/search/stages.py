@@ -176,7 +176,7 @@ def _fuse(snap: Snapshot, question: str, lex: Pairs, vec: Pairs, config: Config,
         editions = named_editions(question, snap.known_editions)
         order = [c for c, _ in fuse_rrf(rankings, c=rc.rrf_c, weights=weights)]
         rankings.append([c for c in order if snap.device_codes[(p := snap.chunk_of(c).path)] & named
-                         and not other_edition(snap.editions.get(p, frozenset()), editions)])
+                         and not other_edition(snap.editions[p], editions)])
         weights.append(1.0)
         note += (f"; device ranking for {', '.join(sorted(named))}{_editions_note(editions)}: "
                  f"{len(rankings[-1])} candidates")
@@ -205,12 +205,12 @@ def _order(snap: Snapshot, question: str, qv: QuestionVectors | None, fused: Pai
     scores = model.scores(snapshot_features(snap, question, qvec, chunks, order.unit_vectors, model.rank_c))
     # a question naming a device: passages from documents about other devices only go after the rest
     # (engine.search.devices); the named device's and those about no device (what holds for every
-    # device: a platform's library reference, a general safety page) keep the learned order; so with
-    # an edition the question names ("V1.1"): the passages of documents about other editions only go after
+    # device: a platform's library reference, a general safety page) keep the learned order; likewise a
+    # question naming an edition ("V1.1"): passages of documents about only other editions go after
     named = mentioned(question, snap.known_codes)
     editions = named_editions(question, snap.known_editions)
     elsewhere = [int(bool(named) and bool(snap.device_codes[ch.path]) and not snap.device_codes[ch.path] & named
-                     or other_edition(snap.editions.get(ch.path, frozenset()), editions)) for ch in chunks]
+                     or other_edition(snap.editions[ch.path], editions)) for ch in chunks]
     idx = sorted(range(len(head)), key=lambda i: (elsewhere[i], -scores[i], i))
     ordered = [(head[i][0], float(scores[i])) for i in idx]
     note = model.describe() + (f"; passages about other devices than {', '.join(sorted(named))} after"
