@@ -27,9 +27,11 @@ paragraph running across a page break is not cut by "Service manual — page 12"
 Headings: a PDF that carries an outline (bookmarks: the author's own table of contents, which
 word processors and LaTeX write from the heading styles) has its headings said there, with their
 levels and pages; each entry is found among its page's lines (``outline_heads``) and those lines
-are the headings. Font size is the fallback, for a PDF without one or whose entries are mostly not
-on their pages (and bold type at the body's size, where the body is seldom bold:
-``bold_marks_headings``); a diagram's labels set large fool it.
+are the headings; a line set in the type of one level's entries that the outline leaves out is a
+heading at that level too (``unlisted_heads``), and front matter the outline puts a level above the
+numbered chapters is their sibling (``front_matter_levels``). Font size is the fallback, for a PDF
+without one or whose entries are mostly not on their pages (and bold type at the body's size, where
+the body is seldom bold: ``bold_marks_headings``); a diagram's labels set large fool it.
 
 A table of contents (titles, dot leaders, page numbers in order; or entries that are links to
 their sections, in order: ``without_contents``) is no text: it repeats every section's title and
@@ -144,7 +146,10 @@ def build_blocks(data: dict) -> Parsed | PdfFailure:
                 [ln for k, ln in enumerate(lines) if k not in furniture]))))
             for lines, furniture in zip(pages, page_furniture(pages))]
     kept = without_index(kept)
-    marked = outline_heads(kept, data.get("outline") or [])
+    outline = front_matter_levels(data.get("outline") or [])
+    marked = outline_heads(kept, outline)
+    if marked is not None:
+        unlisted_heads(kept, marked, body, len(outline))
     bold = bold_marks_headings(kept, body)
     if marked is not None and bold:
         bold_subheads(kept, marked, body)
@@ -495,6 +500,72 @@ def outline_heads(pages: list[list[dict]], outline: list[list]) -> list[dict[int
     if not outline or hits < max(3, OUTLINE_FOUND * len(outline)):
         return None
     return found
+
+
+_CHAPTER = re.compile(r"\s*\d{1,2}\.?(?![\d.])\s*[^\W\d_]")  # "1 Introduction", "2.Wiring", not "2.1 Power"
+
+
+def front_matter_levels(outline: list[list]) -> list[list]:
+    """The outline with its front matter at its chapters' level: where the entries numbered as
+    chapters ("1 Introduction", "2 Wiring", two at least) share one level and no entry above that
+    level sits between them, the entries above it before the first chapter ("Document change
+    history") are the chapters' siblings, not their parent. Word bookmarks an unnumbered heading
+    style one level up from the numbered one, and read as written, every section of the manual had
+    "Document change history" at the head of its heading path. A part between chapters ("Part II")
+    keeps the outline as it is."""
+    chapters = [i for i, (title, _level, _page) in enumerate(outline) if _CHAPTER.match(str(title))]
+    levels = {int(outline[i][1]) for i in chapters}
+    if len(chapters) < 2 or len(levels) != 1:
+        return outline
+    level, first, last = levels.pop(), chapters[0], chapters[-1]
+    if any(int(e[1]) < level for e in outline[first:last + 1]):
+        return outline
+    return [[t, level, p] if i < first and int(lv) < level else [t, lv, p]
+            for i, (t, lv, p) in enumerate(outline)]
+
+
+UNLISTED_MIN = 2  # outline entries of one type that make that type a heading's at their level
+
+
+def unlisted_heads(pages: list[list[dict]], marked: list[dict[int, tuple[int, int]]], body: float,
+                   first_entry: int) -> None:
+    """Add to the outline's headings (``marked``, in place) the lines set in the type of one level's
+    entries that the outline leaves out: larger than the body, in the size and weight of
+    ``UNLISTED_MIN`` or more entries that all sit at one level, read as headings by their size
+    (``heading_lines``) and not as a sentence. Word leaves a heading out of the bookmarks now and then
+    ("2.3 BL Touch wiring", set as 2.2 and 2.4 are, between them), and read as the outline says its
+    section ran on as part of the one before. Only after the outline's first entry (a cover's
+    date set in the sections' type is no heading). A title wrapped over lines is one heading;
+    ``first_entry`` numbers the added ones after the outline's own entries."""
+    seen: dict[tuple[float, bool], dict[int, int]] = {}  # type -> {entry: level}
+    for lines, found in zip(pages, marked):
+        for k, (level, entry) in found.items():
+            seen.setdefault(_type(lines[k]), {})[entry] = level
+    level_of = {t: next(iter(set(e.values()))) for t, e in seen.items()
+                if len(e) >= UNLISTED_MIN and len(set(e.values())) == 1 and t[0] >= body * 1.15}
+    entry, started = first_entry, False
+    for lines, found in zip(pages, marked):
+        candidates = heading_lines(lines, body)
+        k = 0 if started else min(found, default=len(lines))  # none before the outline's first: a cover
+        started = started or bool(found)
+        while k < len(lines):
+            level = level_of.get(_type(lines[k]))
+            if k in found or k not in candidates or level is None:
+                k += 1
+                continue
+            group = [k]
+            while (group[-1] + 1 < len(lines) and group[-1] + 1 in candidates and group[-1] + 1 not in found
+                   and title_goes_on(lines[group[-1]], lines[group[-1] + 1])):
+                group.append(group[-1] + 1)
+            if not reads_as_sentence(" ".join(lines[j]["t"] for j in group)):
+                found.update({j: (level, entry) for j in group})
+                entry += 1
+            k = group[-1] + 1
+
+
+def _type(ln: dict) -> tuple[float, bool]:
+    """A line's type as headings are told apart by it: its size and whether it is bold."""
+    return round(ln["s"], 1), ln.get("b", 0.0) >= HEADER_BOLD
 
 
 def bold_subheads(pages: list[list[dict]], marked: list[dict[int, tuple[int, int]]], body: float) -> None:

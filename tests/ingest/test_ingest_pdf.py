@@ -17,7 +17,7 @@ from engine.config import ChunkingConfig
 from engine.ingest import read_document
 from engine.ingest.chunking import approx_counter, chunk_document
 from engine.ingest.pdf import (PdfFailure, _header_cells, _lines, _table_runs, build_blocks, dehyphenate,
-                               document_title, wrapped_cells,
+                               document_title, front_matter_levels, wrapped_cells,
                                heading_levels, heading_lines, page_furniture, parse_pdf, reading_order, runs_on,
                                reads_as_command, reads_as_sentence, unfinished, without_contents)
 from engine.lang.outline import outline_key
@@ -608,6 +608,64 @@ def test_a_sentence_set_as_a_heading_or_bookmarked_is_a_statement_not_a_heading(
     assert not reads_as_sentence("Shenzhen BIGTREE technology co., LTD.")  # five words: a name
     assert not reads_as_sentence("4.3.2 Work with BIGTREETECH RPI-CAN HAT:")
     assert not reads_as_sentence("How do I reset all settings when the radio is switched on?")  # a FAQ's heading
+
+
+def test_front_matter_and_headings_the_outline_leaves_out_take_the_chapters_levels(lib: Path) -> None:
+    # Word bookmarks "Document change history" a level above the numbered chapters, and now and then
+    # leaves a heading out ("2.2 Probe wiring", set as 2.1 and 2.3 are): read as the outline says,
+    # every section had the change history at the head of its path, and 2.2 ran on inside 2.1. A
+    # cover's date set in the sections' type is no heading, nor a sentence set in it
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.add_page()
+
+    def put(size: float, text: str, section: int | None = None) -> None:
+        if section is not None:
+            pdf.start_section(text, level=section)
+        pdf.set_font("helvetica", size=size)
+        pdf.multi_cell(0, size * 0.5, text, new_x="LMARGIN", new_y="NEXT")
+        pdf.ln(4)
+
+    put(26, "Octo board guide")
+    put(16, "July 2021")
+    put(11, "Produced by the board team.")
+    put(20, "Document change history", section=0)
+    put(11, "Version 1.1 added the probe wiring.")
+    put(20, "1 Introduction", section=1)
+    put(11, "The board drives eight steppers.")
+    put(20, "2 Wiring", section=1)
+    put(16, "2.1 Power wiring", section=2)
+    put(11, "Connect the supply to the power input.")
+    put(16, "2.2 Probe wiring")
+    put(11, "The probe goes on the probe port.")
+    put(16, "Never wire the probe with the power on.")
+    put(16, "2.3 Fan wiring", section=2)
+    put(11, "Fans go on the fan ports.")
+    put(20, "3 Firmware", section=1)
+    put(11, "Update it from the card.")
+    path = lib / "octo.pdf"
+    pdf.output(str(path))
+    doc, blocks = read_document(lib, path, ChunkingConfig())
+    heads = [(doc.text[b.char_start:b.char_end], b.level) for b in blocks if b.kind == "heading"]
+    assert heads == [("Document change history", 2), ("1 Introduction", 2), ("2 Wiring", 2),
+                     ("2.1 Power wiring", 3), ("2.2 Probe wiring", 3), ("2.3 Fan wiring", 3), ("3 Firmware", 2)]
+    paths = {" ".join(doc.text[b.char_start:b.char_end].split()): b.heading_path for b in blocks
+             if b.kind == "paragraph"}
+    assert paths["The board drives eight steppers."] == ("1 Introduction",)
+    assert paths["The probe goes on the probe port. Never wire the probe with the power on."] == (
+        "2 Wiring", "2.2 Probe wiring")
+    assert paths["Connect the supply to the power input."] == ("2 Wiring", "2.1 Power wiring")
+    assert paths["Update it from the card."] == ("3 Firmware",)
+
+
+def test_a_part_between_chapters_keeps_the_outlines_levels() -> None:
+    outline = [["Contents", 1, 0], ["Part I Setup", 1, 1], ["1 Unpacking", 2, 1], ["2 Mounting", 2, 2],
+               ["Part II Use", 1, 3], ["3 Menus", 2, 3]]
+    assert front_matter_levels(outline) == outline
+    front = [["Change history", 1, 0], ["1 Unpacking", 2, 1], ["1.1 Box", 3, 1], ["2 Mounting", 2, 2],
+             ["Appendices", 1, 3], ["A1. Tables", 2, 3]]
+    assert [lv for _t, lv, _p in front_matter_levels(front)] == [2, 2, 3, 2, 1, 2]
 
 
 def test_bold_lines_at_the_body_size_are_headings_when_the_body_is_not_bold(lib: Path) -> None:
