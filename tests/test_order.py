@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from engine.search.devices import named_products
 from engine.search.diagnose import classify
 from engine.search.order import ORDER_FEATURES, OrderModel, candidate_features, load_order_model
 from engine.types import Chunk
@@ -253,6 +254,29 @@ def test_passages_about_the_edition_the_question_names_stay_first(tmp_path, writ
     assert "device ranking for px1 v1.1" in fused.note
     plain = lib.search("How do I set the CAN bus speed on the PX-1 v0.12?").trace.stage("order")
     assert lib.chunk(plain.ranked[0].chunk_id).path == "a.md" and "editions" not in plain.note, plain
+
+
+def test_a_product_named_by_its_name_reads_the_manual_whose_title_names_it_first(
+        tmp_path, write_library, open_library, fast_config):
+    """A board named by a name, not a code ("the Octopus"): the other board's manual, whose words
+    cover the question better, goes after the manual whose title names it; a manual about no device
+    keeps its place, and a word most titles share (a brand) names no one product. A mention in the
+    text is not what the manual is about."""
+    docs = {"a.md": "# Octopus user guide\n\n## Firmware\n\nCopy firmware.bin to the card and restart.\n",
+            "b.md": "# SKR E3 manual\n\n## Firmware\n\nTo update the firmware (as on an Octopus), copy the "
+                    "firmware file to the SD card.\n",
+            "c.md": "# Wiring notes\n\n## Fans\n\nFans go on the fan ports.\n"}
+    lib = _built_with_order(tmp_path, write_library, open_library, fast_config, docs, [0, 0, 0, 10.0])  # cover
+    order = lib.search("How do I update the firmware on the Octopus?").trace.stage("order")
+    assert lib.chunk(order.ranked[0].chunk_id).path == "a.md", order
+    assert "passages about other devices than the octopus after" in order.note
+    plain = lib.search("How do I update the firmware?").trace.stage("order")
+    assert lib.chunk(plain.ranked[0].chunk_id).path == "b.md" and "octopus" not in plain.note, plain
+    names = {"a": frozenset({"octopus", "bigtreetech"}), "b": frozenset({"skr", "bigtreetech"}),
+             "c": frozenset({"bigtreetech"})}
+    assert named_products("Is the Octopus like the SKR?", names, {}) == {"octopus", "skr"}
+    assert named_products("Is the Octopus like the SKR?", names, {"b": frozenset({"e3"})}) == {"octopus"}
+    assert not named_products("Which Bigtreetech boards?", names, {})  # the brand: every title
 
 
 def test_inside_the_named_devices_manual_the_question_less_its_code_orders_the_passages(

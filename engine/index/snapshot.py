@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.search.devices import device_names, document_codes, document_editions
+from engine.search.devices import device_names, document_codes, document_editions, document_names
 from engine.search.eligibility import Eligibility
 from engine.types import Chunk, DocumentMeta
 
@@ -41,6 +41,7 @@ class Snapshot:
     device_names: Mapping[str, frozenset[str]] = field(default_factory=dict)  # code -> its titles' words
     editions: Mapping[str, frozenset[str]] = field(default_factory=dict)  # doc path -> its title's edition marks
     known_editions: frozenset[str] = frozenset()
+    title_names: Mapping[str, frozenset[str]] = field(default_factory=dict)  # doc path -> its title's words
 
     @classmethod
     def of(cls, generation: int | None, chunks: Sequence[Chunk], doc_meta: Mapping[str, DocumentMeta],
@@ -57,7 +58,8 @@ class Snapshot:
         return cls(generation, tuple(chunks), metas, by_id, {p: tuple(r) for p, r in by_path.items()},
                    dict(doc_meta), lexical, vectors, manifest, {},
                    codes, frozenset().union(*codes.values()) if codes else frozenset(), dict(doc_sha or {}),
-                   device_names(doc_meta), editions, frozenset().union(*editions.values()) if editions else frozenset())
+                   device_names(doc_meta), editions, frozenset().union(*editions.values()) if editions else frozenset(),
+                   {path: document_names(m) for path, m in doc_meta.items()})
 
     def mask(self, rule: Eligibility) -> np.ndarray:
         m = self.masks.get(rule)

@@ -4,7 +4,9 @@ Technicians name the device they stand at ("KX-7", "Hydra-400", "HY-400S"). A do
 is about the codes in its ``models`` list and its title. When a question names a code
 that some document is about, retrieval adds one more ranking to the fusion: the
 candidates from documents about that device, in fused order; and the order stage puts the
-passages of documents about *other* devices only after the rest. Documents about no device
+passages of documents about *other* devices only after the rest. A question that names no code but a
+product by the name a few titles give it and no code ("the Octopus"), has the passages of documents
+about devices whose titles do not name it after the rest the same way. Documents about no device
 (a library reference that holds for every board, a general safety page) are not outranked;
 documents about other devices are not excluded either (that is what the eligibility filter is
 for), only outranked.
@@ -12,9 +14,11 @@ for), only outranked.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections import Counter
+from collections.abc import Collection, Iterable, Mapping
 
 from engine.lang.codes import device_codes, edition_marks, normalise_code, title_words
+from engine.lang.names import question_names
 from engine.types import DocumentMeta
 
 
@@ -26,6 +30,40 @@ def document_codes(meta: DocumentMeta) -> frozenset[str]:
 def document_editions(meta: DocumentMeta) -> frozenset[str]:
     """Which edition a document is about: the edition marks of its title (engine.lang.codes)."""
     return edition_marks(meta.title)
+
+
+def document_names(meta: DocumentMeta) -> frozenset[str]:
+    """The words of a document's title that may name its product ("Octopus user guide"): three
+    letters or more, no digit (a word with one is a code, or an edition mark)."""
+    return frozenset(w for w in title_words(meta.title) if len(w) >= 3 and not any(ch.isdigit() for ch in w))
+
+
+def named_products(question: str, names: Mapping[str, frozenset[str]], codes: Mapping[str, frozenset[str]],
+                   devices: Collection[str] = ()) -> frozenset[str]:
+    """The title words (``names``: per document, ``document_names``) that the question names by a
+    name's shape (engine.lang.names: "on the Octopus"), where the titles that hold the word name no
+    device code (``codes``: per document, ``document_codes``) and are at most half the library's: a
+    product known by its name alone. A word most titles share (the brand, "manual") names no one
+    product; nor does a family name a coded device's title gives ("Hydra" of "Hydra-400 pump"): a
+    bulletin about its variant HY-400S need not repeat it in its title, and the codes speak for it."""
+    asked = {w.casefold() for w in question_names(question, devices)}
+    if not asked:
+        return frozenset()
+    held: Counter[str] = Counter()
+    coded: set[str] = set()
+    for path, words in names.items():
+        for w in words & asked:
+            held[w] += 1
+            if codes.get(path):
+                coded.add(w)
+    return frozenset(w for w, n in held.items() if n <= len(names) / 2 and w not in coded)
+
+
+def other_product(doc_names: frozenset[str], doc_codes: frozenset[str], named: frozenset[str]) -> bool:
+    """Whether a document is about another device than the product a question names by name
+    (``named``: ``named_products``): it is about a device (its codes) and its title names none of
+    them. A document about no device is about none other either."""
+    return bool(named) and bool(doc_codes) and not doc_names & named
 
 
 def other_edition(doc: frozenset[str], named: frozenset[str]) -> bool:

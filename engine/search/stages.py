@@ -40,7 +40,7 @@ from engine.index.snapshot import Snapshot
 from engine.lang.codes import content_question
 from engine.lang.names import question_names
 from engine.search.context import ContextItem, assemble_context
-from engine.search.devices import mentioned, named_editions, names_of, other_edition
+from engine.search.devices import mentioned, named_editions, named_products, names_of, other_edition, other_product
 from engine.search.eligibility import Eligibility
 from engine.search.fusion import fuse_rrf
 from engine.search.order import PassageOrder, QuestionVectors, snapshot_features
@@ -206,17 +206,24 @@ def _order(snap: Snapshot, question: str, qv: QuestionVectors | None, fused: Pai
     # a question naming a device: passages from documents about other devices only go after the rest
     # (engine.search.devices); the named device's and those about no device (what holds for every
     # device: a platform's library reference, a general safety page) keep the learned order; likewise a
-    # question naming an edition ("V1.1"): passages of documents about only other editions go after
+    # question naming an edition ("V1.1"): passages of documents about only other editions go after; and
+    # a question naming no device code but a product by the name a few titles give it ("the Octopus"):
+    # passages of documents about devices whose titles do not name it go after
     named = mentioned(question, snap.known_codes)
     editions = named_editions(question, snap.known_editions)
+    products = frozenset() if named else named_products(question, snap.title_names, snap.device_codes, snap.known_codes)
     elsewhere = [int(bool(named) and bool(snap.device_codes[ch.path]) and not snap.device_codes[ch.path] & named
-                     or other_edition(snap.editions[ch.path], editions)) for ch in chunks]
+                     or other_edition(snap.editions[ch.path], editions)
+                     or other_product(snap.title_names[ch.path], snap.device_codes[ch.path], products))
+                 for ch in chunks]
     idx = sorted(range(len(head)), key=lambda i: (elsewhere[i], -scores[i], i))
     ordered = [(head[i][0], float(scores[i])) for i in idx]
     note = model.describe() + (f"; passages about other devices than {', '.join(sorted(named))} after"
                                if named else "")
     if editions:
         note += f"; passages about other editions than{_editions_note(editions)} after"
+    if products:
+        note += f"; passages about other devices than the {', '.join(sorted(products))} after"
     if qv is not None and qv.content is not None:
         note += "; cosines of the question less the devices it names"
     stages.append(_stage("order", ordered, rc.rerank_input, t, note))
