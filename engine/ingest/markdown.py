@@ -129,18 +129,28 @@ def _one_line(e: Exception) -> str:
     return " ".join(str(e).split())[:160]
 
 
+# a heading's attribute list at its end, as MkDocs (attr_list), Pandoc, Hugo and kramdown read it:
+# ids, classes and key=value pairs in braces, the colon optional ("## Vario {: #vario }", "## Setup
+# {#setup .wide}"); braces that hold anything else ("## The {x} placeholder") are the heading's text
+_ATTR = r"""(?:[#.][A-Za-z_-][\w:-]*|[A-Za-z][\w-]*=(?:"[^"]*"|'[^']*'|[^\s{}]+))"""
+_HEADING_ATTRS = re.compile(rf"\s*\{{:?[ \t]*(?:{_ATTR}[ \t]*)+\}}\s*$")
+
+
 def _inline_text(tok: Token) -> str:
     """A heading's text as the rendered page shows it: without its HTML tags (``### Status <a
-    id="status" />`` is "Status"; engine.lang.markup.hidden_inline_tag), a break a space."""
+    id="status" />`` is "Status"; engine.lang.markup.hidden_inline_tag), its Liquid tags and its
+    attribute list (``## Vario {: #vario }`` is "Vario"), a break a space."""
     parts: list[str] = []
     for child in tok.children or ():
         if child.type == "html_inline":
             parts.append(without_hidden_tags(child.content))
-        elif child.type in ("text", "code_inline"):
+        elif child.type == "text":
+            parts.append(without_hidden_tags(child.content))
+        elif child.type == "code_inline":
             parts.append(child.content)
         elif child.type in ("softbreak", "hardbreak"):
             parts.append(" ")
-    return " ".join("".join(parts).split())
+    return " ".join(_HEADING_ATTRS.sub("", "".join(parts)).split())
 
 
 def _shows_text(inline: Token) -> bool:

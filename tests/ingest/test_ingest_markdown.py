@@ -263,6 +263,20 @@ def test_a_headings_html_tags_are_not_its_text_but_its_placeholders_are(lib: Pat
     assert not any("<a" in h or "<span" in h or "<!--" in h for p in paths for h in p)
 
 
+def test_a_headings_attribute_list_is_not_its_text(lib: Path) -> None:
+    # MkDocs' attr_list, Pandoc and Hugo set a heading's id after it; the reader never sees it, and
+    # in the heading path it put "vario" twice into every passage's words and citations
+    page = ("# General\n\n## Vario {: #vario }\n\nThe vario beeps on climb.\n\n"
+            "## Storage location (X20 Pro) {#storage .wide}\n\nFiles go on the SD card.\n\n"
+            "## Links {target=\"_blank\"}\n\nSee the site.\n\n"
+            "## The {name} placeholder\n\nReplace it.\n\n## Rounding {:.2f}\n\nTwo places.\n")
+    _doc, chunks = chunks_of(lib, "general.md", page)
+    paths = {c.heading_path for c in chunks}
+    assert {("General", "Vario"), ("General", "Storage location (X20 Pro)"), ("General", "Links")} <= paths
+    assert ("General", "The {name} placeholder") in paths  # braces that hold text are the heading's
+    assert ("General", "Rounding {:.2f}") in paths  # a format spec a writer shows
+
+
 def test_a_paragraph_of_pictures_only_is_no_text_but_a_described_picture_is(lib: Path) -> None:
     from engine.ingest.markdown import parse_markdown
     from engine.lang.units import split_units
