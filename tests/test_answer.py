@@ -1196,6 +1196,25 @@ def test_statements_in_warning_markup_are_safety_and_come_first(tmp_path, write_
     assert_verbatim(lib, a)
 
 
+def test_a_word_that_names_a_warning_is_a_safety_signal_only_as_a_label():
+    # a radio manual's "low-voltage warning" and "warning beep" are features, not warnings; its
+    # "Warning: ..." and "WARNING" are, and "use caution" warns wherever it stands
+    from engine.lang.cues import is_safety
+
+    for text in ("Warning: the heater stays hot after switch-off.", "**Attention!** Unplug it first.",
+                 "⚠️ **Warning:** Interrupting a firmware update can brick your device.",
+                 "Note: WARNING, the pump starts by itself.", "Warnung: Die Abgase enthalten Kohlenmonoxid.",
+                 "Attention : avant toute intervention, coupez l'alimentation.", "Use caution with the blade.",
+                 "There is a danger of electric shock.", "注意：清零操作不可恢复。"):
+        assert is_safety(text), text
+    for text in ("A timeout warning beep plays when the timer runs out.",
+                 "Many pilots raise the low end to get an earlier low-voltage warning.",
+                 "Thus, this log message is a warning and it does not indicate an error.",
+                 "Error and warning lines are tinted so problems stand out.",
+                 "Pay attention to the arrows on the strip."):
+        assert not is_safety(text), text
+
+
 def test_a_safety_label_line_makes_the_block_below_it_a_warning(tmp_path, write_library, open_library):
     from engine.answer.task import states_safety
 
@@ -1345,13 +1364,13 @@ def test_an_announced_block_is_shown_once_and_its_lines_are_no_safety_statements
 
 
 def test_a_list_announced_by_a_statement_marked_safety_moves_with_it():
-    doc = ("# Probe\n\n## Errors\n\nThe probe reports its state on every reading. Amplitude warning messages "
-           "can mean:\n\n- the sensor is too close to the bed\n- the sensor is too far from the bed\n"
+    doc = ("# Probe\n\n## Errors\n\nThe probe reports its state on every reading. Caution, amplitude warning "
+           "messages can mean:\n\n- the sensor is too close to the bed\n- the sensor is too far from the bed\n"
            "- the coil is hotter than at calibration\n")
     lib = FakeLibrary({"probe.md": (meta("probe"), doc)})
     a = ask(lib, "Does the probe report its state on every reading, and what can amplitude warning messages mean?")
     texts = [c.text for c in a.claims]
-    i = texts.index("Amplitude warning messages can mean:")
+    i = texts.index("Caution, amplitude warning messages can mean:")
     assert a.claims[i].safety and i == 0  # its signal word leads the passage
     assert texts[i + 1:i + 4] == ["the sensor is too close to the bed", "the sensor is too far from the bed",
                                   "the coil is hotter than at calibration"]

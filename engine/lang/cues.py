@@ -46,16 +46,30 @@ def is_condition(text: str) -> bool:
     return bool(_CONDITION_RE.search(text)) or any(w in text for w in _CONDITION_CJK)
 
 
-_SAFETY_WORDS = (r"warning|danger|caution|hazard|avertissement|attention|vorsicht|achtung|gefahr|warnung|"
-                 r"advertencia|peligro|precaución")
+# the words that name a warning: a signal word only as a label ("Warning: ...", "**Attention!**",
+# "WARNING"), since in running text they name a thing ("a warning beep", "the low-voltage warning",
+# "this log message is a warning", "pay attention to"); the other signal words warn wherever they stand
+# ("use caution", "risk of electric shock: danger")
+_LABEL_WORDS = r"warning|avertissement|attention|warnung|advertencia"
+_SAFETY_WORDS = rf"{_LABEL_WORDS}|danger|caution|hazard|vorsicht|achtung|gefahr|peligro|precaución"
 _SAFETY_CJK = r"주의|경고|위험|警告|危险|危險|注意|危険"
 _SAFETY = re.compile(rf"(?<!\w)(?:{_SAFETY_WORDS})(?!\w)|{_SAFETY_CJK}", re.IGNORECASE)
+_LABEL_WORD = re.compile(rf"(?<!\w)(?:{_LABEL_WORDS})(?!\w)", re.IGNORECASE)
 _SAFETY_LABEL = re.compile(rf"[\W_]*(?:{_SAFETY_WORDS}|{_SAFETY_CJK})[\W_]*", re.IGNORECASE)
 
 
 def is_safety(text: str) -> bool:
-    """Does the text state a safety warning (by its signal word)?"""
-    return bool(_SAFETY.search(text))
+    """Does the text state a safety warning (by its signal word)? A word that names a warning
+    ("warning", "Warnung", "attention") counts as a label only: where the text begins with it, in
+    capitals, or right before a colon or an exclamation mark (markup between them aside)."""
+    for m in _SAFETY.finditer(text):
+        word = m.group(0)
+        if not _LABEL_WORD.fullmatch(word):
+            return True
+        after = text[m.end():].lstrip("*_` \u00a0")
+        if not re.search(r"\w", text[:m.start()]) or word.isupper() or after[:1] in (":", "：", "!"):
+            return True
+    return False
 
 
 def is_safety_label(line: str) -> bool:
