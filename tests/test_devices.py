@@ -14,6 +14,7 @@ def test_a_version_mark_is_no_device():
     # every "... V1.0" manual shares "v1": the edition says which manual, not which device
     assert codes_in("BIGTREETECH EBB36 CAN V1.1 User Manual") == {"ebb36"}
     assert codes_in("KX-7 logger, Rev 3 (ver. 2 firmware, v2)") == {"kx7"}
+    assert codes_in("revision 3 of the KX-7, version 2") == {"kx7"}  # the words of a mark, spelt out
     assert codes_in("the V60 valve and the V-100 pump") == {"v60", "v100"}  # a model's number, no edition
 
 

@@ -26,10 +26,13 @@ from engine.lang.words import terms
 __all__ = ["content_question", "device_code_spans", "device_codes", "edition_marks", "exact_codes", "model_names",
            "normalise_code", "title_words"]
 
+# the words that open a version mark whatever follows them ("Ver. 2", "version 3", "Rev 3", "revision 3");
+# a bare "v" opens one before a dotted number or a single digit ("V1.1", "v2"), not before "V60", a device
+_MARK_WORDS = r"ver|version|rev|revision"
 # letters then digits, optionally joined by '-', '_' or a space, optional letter suffix:
-# KX-7, HY-400S, Hydra-400, VB 12, CV60, V60; not a version mark ("V1.1", "v2", "Rev 3", "Ver. 2"), which
-# says which edition of a manual or board, not which device (every "… V1.0" manual would share "v1")
-_DEVICE = re.compile(r"(?<![\w])(?!(?i:(?:ver|rev|version)\.?[-_ ]?\d|v[-_ ]?\d(?:\.\d|(?!\w))))"
+# KX-7, HY-400S, Hydra-400, VB 12, CV60, V60; not a version mark, which says which edition of a
+# manual or board, not which device (every "… V1.0" manual would share "v1": ``edition_marks``)
+_DEVICE = re.compile(rf"(?<![\w])(?!(?i:(?:{_MARK_WORDS})\.?[-_ ]?\d|v[-_ ]?\d(?:\.\d|(?!\w))))"
                      r"([^\W\d_]{1,12})[-_ ]?(\d{1,5}[^\W\d_]{0,2})(?![\w])")
 
 
@@ -45,7 +48,7 @@ def device_codes(text: str) -> set[str]:
 
 # an edition mark: "V1.1", "v2", "Ver. 2.0", "version 3", "Rev 3", "Rev. B", "revision C"; a letter names a
 # revision only after "rev" / "revision" ("V B" is no mark)
-_EDITION = re.compile(r"(?<![\w.])(?i:(?:v|ver|version|rev|revision)\.?[-_ ]?(\d{1,3}(?:\.\d{1,3}){0,2})"
+_EDITION = re.compile(rf"(?<![\w.])(?i:(?:v|{_MARK_WORDS})\.?[-_ ]?(\d{{1,3}}(?:\.\d{{1,3}}){{0,2}})"
                       r"|(?:rev|revision)\.?[-_ ]?([A-Z]))(?![\w]|\.\d)")
 
 
