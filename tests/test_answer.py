@@ -858,6 +858,26 @@ def test_a_how_to_answer_lists_the_whole_procedure_in_order():
     assert_verbatim(lib, a)
 
 
+def test_a_how_to_answer_does_not_read_out_a_list_of_fields():
+    # a settings page defines each field ("**Reset** — ..."): asked how to reset the timer, the
+    # answer is the field that does it, not every field of the timer
+    page = ("# Timers\n\n## Fields\n\n- **Name** — editable.\n- **Mode** — Up or Down.\n"
+            "- **Start value** (count-down only) — the value counted down from.\n"
+            "- **Reset** — a switch that resets the timer while it is on.\n"
+            "- **Voice** — which voice pack announces the timer.\n- **Persistent** — keeps the value at power-off.\n")
+    lib = FakeLibrary({"timers.md": (meta("timers"), page)})
+    a = ask(lib, "How do I reset the timer with a switch?", k=1)
+    texts = [c.text for c in a.claims]
+    assert any(t.startswith("**Reset**") for t in texts), texts
+    assert not any(t.startswith(("**Name**", "**Voice**", "**Persistent**")) for t in texts), texts
+    steps = ("# Pump\n\n## Priming\n\n- **Open** the vent valve: turn it a quarter turn.\n"
+             "- Fill the casing with water.\n- Close the vent valve.\n- Start the pump.\n")
+    lib = FakeLibrary({"pump.md": (meta("pump"), steps)})
+    texts = [c.text for c in ask(lib, "How do I prime the pump?", k=1).claims]
+    assert [t for t in texts if t.startswith(("Fill", "Close", "Start"))] == [
+        "Fill the casing with water.", "Close the vent valve.", "Start the pump."]  # steps: read out
+
+
 def test_an_error_code_answer_brings_its_remedy():
     codes = ("# Controller\n\n## Error codes\n\nERR_PV_OVERVOLT: the module voltage exceeded 100 V. "
              "Disconnect the module breaker at once and reduce the modules in series.\n"

@@ -13,6 +13,12 @@
   claim cites gold more often than the average one, most often at 6 to 8); counting each once
   then adds +19 of +31 (five questions whose section was long only counted twice). Dev splits
   (57, reported): 301 -> 355 of 519 -> 601.
+  A section whose list defines terms, two thirds of its items or more ("**Reset** — a switch that
+  resets the timer", "`debounce-press-ms`: …"), is a reference (a menu's fields), not steps: the
+  answer is its closest items, not the whole list. Measured (2026-12-07, train splits, answers as
+  claims per answer / share citing gold): klipper-manuals 7.52 / .559 -> 7.48 / .562, ZMK 6.22 / .420
+  -> 6.18 / .416 (the three items left out, of the gold passage, are the other debounce settings of
+  a question about one), WLED, Meshtastic and device-pdfs unchanged; cited and first claim unchanged.
   How-to is read from the question's form in each language ("how do I…", "comment…", "wie…",
   "cómo…", "어떻게/방법", "如何/怎么", "どうやって/手順"), never from a list of questions; "how
   often / how much / wie viel…" ask for a value, not a procedure.
@@ -91,11 +97,24 @@ def procedure_steps(chosen: list[ScoredUnit], a: Assessment, library) -> list[Sc
             units += [scored.get(u.key, u) for c in nxt for u in _unscored(c, best.rank)]
     units = _once(units)
     steps = [u for u in units if u.unit.kind == "list_item" and not u.flagged]
+    if len(steps) >= MIN_REFERENCE_ITEMS and sum(map(_defines, steps)) >= REFERENCE_SHARE * len(steps):
+        return []  # a list of settings or fields, each defined: a reference, not steps to read out
     if not steps:  # a procedure written as prose: the section's statements, when short enough to read out
         steps = [u for u in units if u.unit.kind == "sentence" and not u.flagged]
         if len(steps) > MAX_STEPS:
             steps = _read_on(steps, best)
     return [replace(u, rank=best.rank) for u in steps] if len(steps) <= MAX_STEPS else []
+
+
+# a list item that defines a term: the term in bold or as code, a qualifier in brackets at most, then a
+# dash or a colon ("**Reset** — a switch that resets the timer", "`ssid`: the network's name")
+_DEFINES = re.compile(r"\s*(?:\*\*[^*\n]{1,60}\*\*|__[^_\n]{1,60}__|`[^`\n]{1,60}`)\s*(?:\([^()\n]{0,40}\)\s*)?[—–:]")
+MIN_REFERENCE_ITEMS = 3
+REFERENCE_SHARE = 2 / 3  # of a section's list items defining terms: a reference list (a menu's fields)
+
+
+def _defines(s: ScoredUnit) -> bool:
+    return bool(_DEFINES.match(s.unit.text))
 
 
 def span(s: ScoredUnit) -> tuple[str, int, int]:
