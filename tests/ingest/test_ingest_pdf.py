@@ -569,37 +569,42 @@ def test_a_composite_fonts_glyphs_left_out_of_its_widths_take_its_default_width(
     assert em("x") is None  # not a glyph of this font: no width guessed
 
 
-def test_a_sentence_set_as_a_heading_or_bookmarked_is_a_statement_not_a_heading(lib: Path) -> None:
-    # an outline's top entry that is a warning sentence would head every chapter below it; a line
-    # in the headings' type that ends with a full stop says something: both stay statements
+def _outlined_pdf(lib: Path, name: str, lines: list[tuple[float, str, int | None]]):
+    """A PDF of (size, text, outline level or None) lines, read: (document, blocks)."""
     from fpdf import FPDF
 
     pdf = FPDF()
     pdf.add_page()
-
-    def put(size: float, text: str, section: int | None = None) -> None:
+    for size, text, section in lines:
         if section is not None:
             pdf.start_section(text, level=section)
         pdf.set_font("helvetica", size=size)
         pdf.multi_cell(0, size * 0.5, text, new_x="LMARGIN", new_y="NEXT")
         pdf.ln(4)
-
-    put(20, "Radio guide", section=0)
-    put(20, "The firmware is also not compatible with the new 2022 version of the radio or the new "
-            "variant of it sold since then", section=0)
-    put(16, "Installation", section=1)
-    put(11, "Hold the two keys while you switch on.")
-    put(16, "Please refer to the wiring sheet for more details.")
-    put(11, "The cable goes in the left socket.")
-    put(16, "Menus", section=1)
-    put(11, "Press the menu key.")
-    path = lib / "guide.pdf"
+    path = lib / name
     pdf.output(str(path))
-    doc, blocks = read_document(lib, path, ChunkingConfig())
+    return read_document(lib, path, ChunkingConfig())
+
+
+def _paragraph_paths(doc, blocks) -> dict[str, tuple[str, ...]]:
+    """Each paragraph's text (its lines joined) -> its heading path."""
+    return {" ".join(doc.text[b.char_start:b.char_end].split()): b.heading_path for b in blocks
+            if b.kind == "paragraph"}
+
+
+def test_a_sentence_set_as_a_heading_or_bookmarked_is_a_statement_not_a_heading(lib: Path) -> None:
+    # an outline's top entry that is a warning sentence would head every chapter below it; a line
+    # in the headings' type that ends with a full stop says something: both stay statements
+    doc, blocks = _outlined_pdf(lib, "guide.pdf", [
+        (20, "Radio guide", 0),
+        (20, "The firmware is also not compatible with the new 2022 version of the radio or the new "
+             "variant of it sold since then", 0),
+        (16, "Installation", 1), (11, "Hold the two keys while you switch on.", None),
+        (16, "Please refer to the wiring sheet for more details.", None),
+        (11, "The cable goes in the left socket.", None), (16, "Menus", 1), (11, "Press the menu key.", None)])
     heads = [doc.text[b.char_start:b.char_end] for b in blocks if b.kind == "heading"]
     assert heads == ["Radio guide", "Installation", "Menus"]
-    paths = {" ".join(doc.text[b.char_start:b.char_end].split()): b.heading_path for b in blocks
-             if b.kind == "paragraph"}
+    paths = _paragraph_paths(doc, blocks)
     assert paths["Press the menu key."] == ("Radio guide", "Menus")
     assert any(t.startswith("The firmware is also not compatible") for t in paths)
     assert any("Please refer to the wiring sheet" in t and p == ("Radio guide", "Installation")
@@ -615,43 +620,19 @@ def test_front_matter_and_headings_the_outline_leaves_out_take_the_chapters_leve
     # leaves a heading out ("2.2 Probe wiring", set as 2.1 and 2.3 are): read as the outline says,
     # every section had the change history at the head of its path, and 2.2 ran on inside 2.1. A
     # cover's date set in the sections' type is no heading, nor a sentence set in it
-    from fpdf import FPDF
-
-    pdf = FPDF()
-    pdf.add_page()
-
-    def put(size: float, text: str, section: int | None = None) -> None:
-        if section is not None:
-            pdf.start_section(text, level=section)
-        pdf.set_font("helvetica", size=size)
-        pdf.multi_cell(0, size * 0.5, text, new_x="LMARGIN", new_y="NEXT")
-        pdf.ln(4)
-
-    put(26, "Octo board guide")
-    put(16, "July 2021")
-    put(11, "Produced by the board team.")
-    put(20, "Document change history", section=0)
-    put(11, "Version 1.1 added the probe wiring.")
-    put(20, "1 Introduction", section=1)
-    put(11, "The board drives eight steppers.")
-    put(20, "2 Wiring", section=1)
-    put(16, "2.1 Power wiring", section=2)
-    put(11, "Connect the supply to the power input.")
-    put(16, "2.2 Probe wiring")
-    put(11, "The probe goes on the probe port.")
-    put(16, "Never wire the probe with the power on.")
-    put(16, "2.3 Fan wiring", section=2)
-    put(11, "Fans go on the fan ports.")
-    put(20, "3 Firmware", section=1)
-    put(11, "Update it from the card.")
-    path = lib / "octo.pdf"
-    pdf.output(str(path))
-    doc, blocks = read_document(lib, path, ChunkingConfig())
+    doc, blocks = _outlined_pdf(lib, "octo.pdf", [
+        (26, "Octo board guide", None), (16, "July 2021", None), (11, "Produced by the board team.", None),
+        (20, "Document change history", 0), (11, "Version 1.1 added the probe wiring.", None),
+        (20, "1 Introduction", 1), (11, "The board drives eight steppers.", None),
+        (20, "2 Wiring", 1), (16, "2.1 Power wiring", 2), (11, "Connect the supply to the power input.", None),
+        (16, "2.2 Probe wiring", None), (11, "The probe goes on the probe port.", None),
+        (16, "Never wire the probe with the power on.", None),
+        (16, "2.3 Fan wiring", 2), (11, "Fans go on the fan ports.", None),
+        (20, "3 Firmware", 1), (11, "Update it from the card.", None)])
     heads = [(doc.text[b.char_start:b.char_end], b.level) for b in blocks if b.kind == "heading"]
     assert heads == [("Document change history", 2), ("1 Introduction", 2), ("2 Wiring", 2),
                      ("2.1 Power wiring", 3), ("2.2 Probe wiring", 3), ("2.3 Fan wiring", 3), ("3 Firmware", 2)]
-    paths = {" ".join(doc.text[b.char_start:b.char_end].split()): b.heading_path for b in blocks
-             if b.kind == "paragraph"}
+    paths = _paragraph_paths(doc, blocks)
     assert paths["The board drives eight steppers."] == ("1 Introduction",)
     assert paths["The probe goes on the probe port. Never wire the probe with the power on."] == (
         "2 Wiring", "2.2 Probe wiring")
