@@ -108,7 +108,8 @@ def procedure_steps(chosen: list[ScoredUnit], a: Assessment, library) -> list[Sc
 
 # a list item that defines a term: the term in bold or as code, a qualifier in brackets at most, then a
 # dash or a colon ("**Reset** — a switch that resets the timer", "`ssid`: the network's name")
-_DEFINES = re.compile(r"\s*(?:\*\*[^*\n]{1,60}\*\*|__[^_\n]{1,60}__|`[^`\n]{1,60}`)\s*(?:\([^()\n]{0,40}\)\s*)?[—–:]")
+_DEFINES = re.compile(r"\s*(?:\*\*[^*\n]{1,60}\*\*|__[^_\n]{1,60}__|`[^`\n]{1,60}`)"
+                      r"\s*(?:\([^()\n]{0,40}\)\s*)?[—–:]")
 MIN_REFERENCE_ITEMS = 3
 REFERENCE_SHARE = 2 / 3  # of a section's list items defining terms: a reference list (a menu's fields)
 

@@ -41,7 +41,7 @@ class Snapshot:
     device_names: Mapping[str, frozenset[str]] = field(default_factory=dict)  # code -> its titles' words
     editions: Mapping[str, frozenset[str]] = field(default_factory=dict)  # doc path -> its title's edition marks
     known_editions: frozenset[str] = frozenset()
-    title_names: Mapping[str, frozenset[str]] = field(default_factory=dict)  # doc path -> its title's words
+    title_names: Mapping[str, frozenset[str]] = field(default_factory=dict)  # doc path -> document_names
 
     @classmethod
     def of(cls, generation: int | None, chunks: Sequence[Chunk], doc_meta: Mapping[str, DocumentMeta],
