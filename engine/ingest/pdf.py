@@ -76,6 +76,7 @@ from engine.ingest.blocks import BlockBuilder, Parsed
 from engine.ingest.contents import contents_entries, entry, places_in_order, runs
 from engine.ingest.pdf_gaps import default_width, matrix_product, split_wide_moves
 from engine.ingest.pdf_grid import joined_bold, line_pieces, page_rules, ruled_rows
+from engine.lang.codes import edition_marks
 from engine.lang.outline import Outline
 from engine.lang.text import wide
 from engine.lang.words import terms
@@ -184,17 +185,21 @@ TITLE_MAX = 160  # characters of a title read off the cover
 
 def document_title(info: str, first_page: list[dict], body: float) -> str:
     """The PDF's title: its metadata title, unless a cover (a first page set ``COVER_PAGE`` times
-    the body size) says another (word processors copy a template's title into every file made
-    from it: a CB1 manual titled "BIGTREETECH OCTOPUS V1.0"); the cover's title when there is no
-    metadata title or the cover overrules it: the first page's largest type, its lines in reading
-    order ("Eddy series" / "User Manual"; a line with no letter, a cover's "2.1" set in its largest
-    type, is a version or a number, no title); else "" (then the first heading, then the file name)."""
+    the body size) says another, or the first page names another edition than it does (word
+    processors copy a template's title into every file made from it: a CB1 manual titled
+    "BIGTREETECH OCTOPUS V1.0", a "TMC2209-V1.2" manual titled "BIGTREETECH TMC2209-V1.1":
+    engine.lang.codes.edition_marks); the cover's title when there is no metadata title or the
+    cover overrules it: the first page's largest type, its lines in reading order ("Eddy series" /
+    "User Manual"; a line with no letter, a cover's "2.1" set in its largest type, is a version or a
+    number, no title); else "" (then the first heading, then the file name)."""
     words = terms(info)
     page = terms(" ".join(ln["t"] for ln in first_page))
     first_page = [ln for ln in first_page if any(ch.isalpha() for ch in ln["t"])]
     largest = max((ln["s"] for ln in first_page), default=0.0)
+    editions, shown = edition_marks(info), edition_marks(" ".join(ln["t"] for ln in first_page))
+    stale = bool(editions and shown and not editions & shown)  # the first page names another edition
     said = sum(w in page for w in words) >= 0.8 * len(words)
-    if words and (said or largest < COVER_PAGE * body):
+    if words and not stale and (said or largest < COVER_PAGE * body):
         return " ".join(info.split())
     if largest < COVER_SIZE * body:
         return ""

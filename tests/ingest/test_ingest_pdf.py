@@ -850,6 +850,13 @@ def test_a_pdf_title_is_its_metadatas_when_the_cover_says_it_else_the_covers_lar
                  _page_line("2.1", size=40.0, y=300.0)]
     assert document_title("", versioned, body=12.0) == "MD DUMPER USB Reader-Flasher"
     assert document_title("", chapter, body=10.0) == "1 Safety"
+    # the previous edition's title copied into the new edition's file: the first page names another
+    # edition, though all the title's words (a cover set below twice the body's size)
+    edition = [_page_line("BIGTREETECH", size=26.0, y=600.0), _page_line("TMC2209-V1.2", size=26.0, y=560.0),
+               _page_line("Stepper motor drive module, page 1 of the V1.2 manual", size=14.0, y=500.0)]
+    assert document_title("BIGTREETECH TMC2209-V1.1", edition, body=14.0) == "BIGTREETECH TMC2209-V1.2"
+    assert document_title("BIGTREETECH TMC2209-V1.2", edition, body=14.0) == "BIGTREETECH TMC2209-V1.2"
+    assert document_title("TMC2209 driver", edition, body=14.0) == "TMC2209 driver"  # names no edition
 
 
 def test_a_cells_wrapped_line_goes_back_in_its_cell_and_a_bullet_set_apart_is_no_cell() -> None:
