@@ -1115,7 +1115,9 @@ def test_admonition_markup_is_not_a_claim_and_its_statements_know_their_kind(
     assert kinds["Label the bolts as you remove them."] == "tip"
 
 
-JEKYLL = """# Pump
+JEKYLL = """{::options parse_block_html="true" /}
+
+# Pump
 
 ## Flashing
 
@@ -1151,6 +1153,7 @@ def test_a_jekyll_sites_template_markup_is_no_claim_and_its_liquid_alert_is_an_a
     lib.build()
     units = {u.text: u for c in lib.all_chunks() for u in split_units(c)}
     assert not any("{%" in t or t.startswith("{:") for t in units)  # Liquid tags and attribute lists say nothing
+    assert not any("{::options" in c.text for c in lib.all_chunks())  # nor kramdown's options: no block
     assert _inline_markup_read(next(t for t in units if t.startswith("Download"))) == "Download the firmware first."
     kinds = {t: u.admonition for t, u in units.items()}
     assert kinds["Never flash while the pump runs."] == "warning"

@@ -19,10 +19,12 @@ _MODULE_LINE = re.compile(r"\s*(?:import\s+(?:[\w*{}\s,]+\s+from\s+)?[\"'][^\"']
 _TAG_START = re.compile(r"</?[A-Za-z]")
 _HTML_TAG = re.compile(r"<(?:!--.*?--|/?([A-Za-z][A-Za-z0-9-]*)\b[^<>]*)>", re.S)  # a tag (its name) or a comment
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
-# a Liquid tag (not its output, ``{{ page.title }}``, which shows a value) or a kramdown attribute
+# a Liquid tag (not its output, ``{{ page.title }}``, which shows a value), a kramdown attribute
 # list: a class, an id or an attribute (``{:.inline}``, ``{: #top}``, ``{:target="_blank"}``), not a
-# format spec a writer shows (``{:.2f}``)
-_TEMPLATE = re.compile(r"\{%-?[ \t]*\w[^%\n]*?-?%\}|\{:[ \t]*(?:[.#][A-Za-z_-]|[A-Za-z][\w-]*=)[^{}\n]*\}")
+# format spec a writer shows (``{:.2f}``), or a kramdown extension's tag (``{::options
+# parse_block_html="true" /}``, ``{::nomarkdown}``, ``{:/}``)
+_TEMPLATE = re.compile(r"\{%-?[ \t]*\w[^%\n]*?-?%\}|\{:[ \t]*(?:[.#][A-Za-z_-]|[A-Za-z][\w-]*=)[^{}\n]*\}"
+                       r"|\{::[A-Za-z]\w*(?:[ \t][^{}\n]*)?/?\}|\{:/[A-Za-z]*\}")
 # a line's leading Liquid tag: its name and first argument, bare or quoted ("{% alert "note" %}"), and
 # a line's closing tag ("...below. {% endalert %}")
 LIQUID_TAG = re.compile(r"""[ \t]*\{%-?[ \t]*(\w+)(?:[ \t]+(["']?)(\w+)\2(?![\w-]))?[^%\n]*?-?%\}[ \t]*""")
