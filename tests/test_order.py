@@ -212,6 +212,12 @@ def _built_with_order(tmp_path, write_library, open_library, fast_config, docs, 
     return lib
 
 
+def _first_in_order(lib, question: str) -> tuple[str, str]:
+    """The document of the order stage's first passage for ``question``, and the stage's note."""
+    order = lib.search(question).trace.stage("order")
+    return lib.chunk(order.ranked[0].chunk_id).path, order.note
+
+
 def test_passages_about_the_device_the_question_names_stay_first(tmp_path, write_library, open_library, fast_config):
     docs = {"px.md": "---\nmodels: [PX-1]\n---\n# PX-1 manual\n\n## Terminals\n\n단자 나사는 2 N·m로 조인다.\n",
             "qx.md": "---\nmodels: [QX-2]\n---\n# QX-2 manual\n\n## Terminals\n\nTighten the terminal screws "
@@ -247,13 +253,12 @@ def test_passages_about_the_edition_the_question_names_stay_first(tmp_path, writ
                     "match the firmware's CAN bus speed.\n",
             "b.md": "# PX-1 V1.1 manual\n\n## CAN bus\n\nSet the bitrate to 1000000 in can0.\n"}
     lib = _built_with_order(tmp_path, write_library, open_library, fast_config, docs, [0, 0, 0, 10.0])  # cover
-    order = lib.search("How do I set the CAN bus speed on the PX-1 V1.1?").trace.stage("order")
-    assert lib.chunk(order.ranked[0].chunk_id).path == "b.md", order
-    assert "passages about other editions than v1.1 after" in order.note
+    first, note = _first_in_order(lib, "How do I set the CAN bus speed on the PX-1 V1.1?")
+    assert first == "b.md" and "passages about other editions than v1.1 after" in note, note
     fused = lib.search("How do I set the CAN bus speed on the PX-1 V1.1?").trace.stage("fused")
     assert "device ranking for px1 v1.1" in fused.note
-    plain = lib.search("How do I set the CAN bus speed on the PX-1 v0.12?").trace.stage("order")
-    assert lib.chunk(plain.ranked[0].chunk_id).path == "a.md" and "editions" not in plain.note, plain
+    first, note = _first_in_order(lib, "How do I set the CAN bus speed on the PX-1 v0.12?")
+    assert first == "a.md" and "editions" not in note, note
 
 
 def test_a_product_named_by_its_name_reads_the_manual_whose_title_names_it_first(
@@ -267,11 +272,10 @@ def test_a_product_named_by_its_name_reads_the_manual_whose_title_names_it_first
                     "firmware file to the SD card.\n",
             "c.md": "# Wiring notes\n\n## Fans\n\nFans go on the fan ports.\n"}
     lib = _built_with_order(tmp_path, write_library, open_library, fast_config, docs, [0, 0, 0, 10.0])  # cover
-    order = lib.search("How do I update the firmware on the Octopus?").trace.stage("order")
-    assert lib.chunk(order.ranked[0].chunk_id).path == "a.md", order
-    assert "passages about other devices than the octopus after" in order.note
-    plain = lib.search("How do I update the firmware?").trace.stage("order")
-    assert lib.chunk(plain.ranked[0].chunk_id).path == "b.md" and "octopus" not in plain.note, plain
+    first, note = _first_in_order(lib, "How do I update the firmware on the Octopus?")
+    assert first == "a.md" and "passages about other devices than the octopus after" in note, note
+    first, note = _first_in_order(lib, "How do I update the firmware?")
+    assert first == "b.md" and "octopus" not in note, note
     names = {"a": frozenset({"octopus", "bigtreetech"}), "b": frozenset({"skr", "bigtreetech"}),
              "c": frozenset({"bigtreetech"})}
     assert named_products("Is the Octopus like the SKR?", names, {}) == {"octopus", "skr"}

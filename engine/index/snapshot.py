@@ -55,11 +55,12 @@ class Snapshot:
         metas = tuple(doc_meta[c.path] for c in chunks)
         codes = {path: document_codes(m) for path, m in doc_meta.items()}
         editions = {path: document_editions(m) for path, m in doc_meta.items()}
+        names = {path: document_names(m) for path, m in doc_meta.items()}
         return cls(generation, tuple(chunks), metas, by_id, {p: tuple(r) for p, r in by_path.items()},
                    dict(doc_meta), lexical, vectors, manifest, {},
                    codes, frozenset().union(*codes.values()) if codes else frozenset(), dict(doc_sha or {}),
                    device_names(doc_meta), editions, frozenset().union(*editions.values()) if editions else frozenset(),
-                   {path: document_names(m) for path, m in doc_meta.items()})
+                   names)
 
     def mask(self, rule: Eligibility) -> np.ndarray:
         m = self.masks.get(rule)

@@ -66,9 +66,9 @@ def other_product(doc_names: frozenset[str], doc_codes: frozenset[str], named: f
     return bool(named) and bool(doc_codes) and not doc_names & named
 
 
-def other_edition(doc: frozenset[str], named: frozenset[str]) -> bool:
-    """Whether a document about editions ``doc`` is about none of the editions a question names
-    (``named``, already narrowed to the known ones): False when either names none."""
+def about_others(doc: frozenset[str], named: frozenset[str]) -> bool:
+    """Whether a document about the devices (or editions) ``doc`` is about none of those a question
+    names (``named``, already narrowed to the known ones): False when either names none."""
     return bool(doc) and bool(named) and not doc & named
 
 

@@ -40,7 +40,7 @@ from engine.index.snapshot import Snapshot
 from engine.lang.codes import content_question
 from engine.lang.names import question_names
 from engine.search.context import ContextItem, assemble_context
-from engine.search.devices import mentioned, named_editions, named_products, names_of, other_edition, other_product
+from engine.search.devices import about_others, mentioned, named_editions, named_products, names_of, other_product
 from engine.search.eligibility import Eligibility
 from engine.search.fusion import fuse_rrf
 from engine.search.order import PassageOrder, QuestionVectors, snapshot_features
@@ -176,7 +176,7 @@ def _fuse(snap: Snapshot, question: str, lex: Pairs, vec: Pairs, config: Config,
         editions = named_editions(question, snap.known_editions)
         order = [c for c, _ in fuse_rrf(rankings, c=rc.rrf_c, weights=weights)]
         rankings.append([c for c in order if snap.device_codes[(p := snap.chunk_of(c).path)] & named
-                         and not other_edition(snap.editions[p], editions)])
+                         and not about_others(snap.editions[p], editions)])
         weights.append(1.0)
         note += (f"; device ranking for {', '.join(sorted(named))}{_editions_note(editions)}: "
                  f"{len(rankings[-1])} candidates")
@@ -212,8 +212,7 @@ def _order(snap: Snapshot, question: str, qv: QuestionVectors | None, fused: Pai
     named = mentioned(question, snap.known_codes)
     editions = named_editions(question, snap.known_editions)
     products = frozenset() if named else named_products(question, snap.title_names, snap.device_codes, snap.known_codes)
-    elsewhere = [int(bool(named) and bool(snap.device_codes[ch.path]) and not snap.device_codes[ch.path] & named
-                     or other_edition(snap.editions[ch.path], editions)
+    elsewhere = [int(about_others(snap.device_codes[ch.path], named) or about_others(snap.editions[ch.path], editions)
                      or other_product(snap.title_names[ch.path], snap.device_codes[ch.path], products))
                  for ch in chunks]
     idx = sorted(range(len(head)), key=lambda i: (elsewhere[i], -scores[i], i))
