@@ -210,3 +210,10 @@ def test_missing_directory_raises(tmp_path):
     with pytest.raises(IndexCorrupt, match="missing"):
         LexicalIndex.load(tmp_path / "nowhere")
     shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+def test_rows_with_a_word_are_the_rows_that_hold_all_its_terms():
+    idx = LexicalIndex.build(["The Octopus board", "Octopus Pro wiring", "SKR mini wiring"])
+    assert idx.rows_with("Octopus").tolist() == [0, 1]
+    assert idx.rows_with("Octopus Pro").tolist() == [1]
+    assert idx.rows_with("Manta").size == 0

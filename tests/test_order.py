@@ -281,6 +281,11 @@ def test_a_product_named_by_its_name_reads_the_manual_whose_title_names_it_first
     assert named_products("Is the Octopus like the SKR?", names, {}) == {"octopus", "skr"}
     assert named_products("Is the Octopus like the SKR?", names, {"b": frozenset({"e3"})}) == {"octopus"}
     assert not named_products("Which Bigtreetech boards?", names, {})  # the brand: every title
+    # a word the whole library speaks of names no product, though one title holds it ("LED issues")
+    spoken = {"a": 1, "b": 4, "c": 3}
+    assert not named_products("Why does my Octopus flicker?", names, {}, mentions=lambda w: spoken)
+    assert named_products("Why does my Octopus flicker?", names, {}, mentions=lambda w: {"a": 3, "b": 1}) == {
+        "octopus"}
 
 
 def test_inside_the_named_devices_manual_the_question_less_its_code_orders_the_passages(

@@ -127,6 +127,17 @@ class LexicalIndex:
                 seen += idf
         return seen / total if total > 0 else 0.0
 
+    def rows_with(self, word: str) -> np.ndarray:
+        """The rows that hold every term of ``word`` (its tokens: "Octopus" -> octopus)."""
+        rows: np.ndarray | None = None
+        for t in dict.fromkeys(tokenize(word)):
+            tid = self._vocab.get(t)
+            if tid is None or self._bm25 is None:
+                return np.zeros(0, dtype=np.int64)
+            have = self._rows(tid)
+            rows = have if rows is None else np.intersect1d(rows, have)
+        return np.zeros(0, dtype=np.int64) if rows is None else np.asarray(rows, dtype=np.int64)
+
     def unknown(self, words: Sequence[str], eligible: np.ndarray | None = None) -> tuple[str, ...]:
         """The ``words`` no row holds (no ``eligible`` row, when given) by any of their terms
         (engine.lang.names.name_terms: ``SD-Karte`` is known where ``sd`` is) or by the same
@@ -138,7 +149,7 @@ class LexicalIndex:
                 raise ValueError(f"eligible has shape {eligible.shape}, expected ({self._count},)")
 
         def held(tid: int) -> bool:
-            rows = self._indices[self._indptr[tid] : self._indptr[tid + 1]]
+            rows = self._rows(tid)
             return bool(rows.size) if eligible is None else bool(eligible[rows].any())
 
         def ids(word: str) -> set[int]:
@@ -147,6 +158,10 @@ class LexicalIndex:
             return out | set(self._joined_ids().get(joined(terms[0]), ())) if terms else out
 
         return tuple(w for w in words if not any(held(t) for t in ids(w)))
+
+    def _rows(self, tid: int) -> np.ndarray:
+        """The rows that hold term ``tid`` (its postings)."""
+        return self._indices[self._indptr[tid]:self._indptr[tid + 1]]
 
     def _joined_ids(self) -> dict[str, tuple[int, ...]]:
         if self._joined is None:

@@ -14,8 +14,7 @@ for), only outranked.
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 
 from engine.lang.codes import device_codes, edition_marks, normalise_code, title_words
 from engine.lang.names import question_names
@@ -39,24 +38,40 @@ def document_names(meta: DocumentMeta) -> frozenset[str]:
 
 
 def named_products(question: str, names: Mapping[str, frozenset[str]], codes: Mapping[str, frozenset[str]],
-                   devices: Collection[str] = ()) -> frozenset[str]:
+                   devices: Collection[str] = (), mentions: Callable[[str], Mapping[str, int]] | None = None
+                   ) -> frozenset[str]:
     """The title words (``names``: per document, ``document_names``) that the question names by a
     name's shape (engine.lang.names: "on the Octopus"), where the titles that hold the word name no
-    device code (``codes``: per document, ``document_codes``) and are at most half the library's: a
-    product known by its name alone. A word most titles share (the brand, "manual") names no one
-    product; nor does a family name a coded device's title gives ("Hydra" of "Hydra-400 pump"): a
-    bulletin about its variant HY-400S need not repeat it in its title, and the codes speak for it."""
+    device code (``codes``: per document, ``document_codes``) and are at most half the library's, and
+    (given ``mentions``: per document, how many of its passages hold the word) at least half the
+    passages that mention it are of those documents: a product known by its name alone, which its
+    own manual speaks of. A word most titles share (the brand, "manual") names no one product; nor
+    does a family name a coded device's title gives ("Hydra" of "Hydra-400 pump"): a bulletin about
+    its variant HY-400S need not repeat it in its title, and the codes speak for it; nor a word the
+    whole library speaks of ("LED" in a LED controller's manual, a title word of its LED pages)."""
     asked = {w.casefold() for w in question_names(question, devices)}
     if not asked:
         return frozenset()
-    held: Counter[str] = Counter()
+    held: dict[str, set[str]] = {}
     coded: set[str] = set()
     for path, words in names.items():
         for w in words & asked:
-            held[w] += 1
+            held.setdefault(w, set()).add(path)
             if codes.get(path):
                 coded.add(w)
-    return frozenset(w for w, n in held.items() if n <= len(names) / 2 and w not in coded)
+    out = set()
+    for w, paths in held.items():
+        if len(paths) > len(names) / 2 or w in coded:
+            continue
+        if mentions is not None:
+            count = mentions(w)
+            if sum(count.get(p, 0) for p in paths) < MENTION_SHARE * sum(count.values()):
+                continue
+        out.add(w)
+    return frozenset(out)
+
+
+MENTION_SHARE = 0.5  # of the passages mentioning a product's name that are of the manuals it titles
 
 
 def other_product(doc_names: frozenset[str], doc_codes: frozenset[str], named: frozenset[str]) -> bool:

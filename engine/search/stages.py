@@ -30,6 +30,7 @@ fusion (hits = fused window), ``full`` runs everything (hits = context).
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Collection, Sequence
 from typing import Any, Literal
 
@@ -211,7 +212,8 @@ def _order(snap: Snapshot, question: str, qv: QuestionVectors | None, fused: Pai
     # passages of documents about devices whose titles do not name it go after
     named = mentioned(question, snap.known_codes)
     editions = named_editions(question, snap.known_editions)
-    products = frozenset() if named else named_products(question, snap.title_names, snap.device_codes, snap.known_codes)
+    products = frozenset() if named else named_products(question, snap.title_names, snap.device_codes, snap.known_codes,
+                                                        mentions=lambda w: _mentions(snap, w))
     elsewhere = [int(about_others(snap.device_codes[ch.path], named) or about_others(snap.editions[ch.path], editions)
                      or other_product(snap.title_names[ch.path], snap.device_codes[ch.path], products))
                  for ch in chunks]
@@ -252,6 +254,12 @@ def _rerank_and_context(snap: Snapshot, question: str, ordered: Pairs, branches:
     final = [(it.chunk.id, it.score) for it in items]
     stages.append(_stage("context", final, rc.final_context, t, _context_note(items)))
     return final
+
+
+def _mentions(snap: Snapshot, word: str) -> Counter[str]:
+    """Per document, how many of its passages hold ``word`` (the lexical index's postings)."""
+    rows = snap.lexical.rows_with(word) if snap.lexical is not None else ()
+    return Counter(snap.chunks[int(r)].path for r in rows)
 
 
 def _editions_note(editions: frozenset[str]) -> str:
