@@ -898,6 +898,16 @@ def test_table_rows_carry_their_header_and_safety_comes_first():
     row = Claim(text="| Impeller nut | M16 | 38 N·m | 45 N·m |", citation=1, char_start=0, char_end=1,
                 header="| Fastener | Size | HY-400 | HY-400S |")
     assert claim_display(row) == "Impeller nut — Size: M16 · HY-400: 38 N·m · HY-400S: 45 N·m"
+
+    def shown(text, header):
+        return claim_display(Claim(text=text, citation=1, char_start=0, char_end=1, header=header))
+
+    # GitHub's tables: a row closed by a pipe may leave its last columns empty; "\|" is a pipe in a cell
+    head = "Driver | Control | Sensorless | Notes"
+    assert shown("TMC2130 | SPI | yes |", head) == "TMC2130 — Control: SPI · Sensorless: yes"
+    assert shown("| TMC2660 | SPI |", f"| {head} |") == "TMC2660 — Control: SPI"
+    assert shown("TMC2209 | UART | yes | `a \\| b`", head) == "TMC2209 — Control: UART · Sensorless: yes · Notes: `a | b`"
+    assert shown("TMC2100 | none standalone", head) == "TMC2100 | none standalone"  # cells merged: as written
     assert claim_display(Claim(text="plain", citation=1, char_start=0, char_end=5)) == "plain"
     lib = FakeLibrary({"s.md": (meta("s"), "# Gen\n\n## Running\n\nRun the generator outdoors. "
                                            "WARNING: exhaust gas contains carbon monoxide.\n")})

@@ -3,7 +3,10 @@
 - a pipe row: Markdown's (``| M16 | 38 |``, or GitHub's with no pipe at either end), a row the
   HTML and PDF readers render (cells joined by " | "), a reStructuredText grid table's row, whose
   cells may wrap over several lines (``| bit 0 | Binary |`` over ``|       | sensor |``: joined
-  column by column);
+  column by column). A pipe after a backslash is a pipe inside a cell (GitHub's tables). A row
+  closed by a pipe that holds fewer cells than the header leaves the last columns empty, as GitHub
+  renders it (``TMC2130 | SPI | yes |`` under three columns and a "Notes" one); a row with no
+  closing pipe and fewer cells (a PDF row whose cells merged) is not read against the header;
 - a reStructuredText ``list-table`` row: ``* - 3`` then ``- Pylontech TX`` under it, a cell a dash;
 - a simple table's row (reStructuredText: ``GPIO0    If HIGH on boot    Weak Pull Up``), its
   cells apart by two spaces or more, read as cells only when the caller knows how many the
@@ -27,7 +30,10 @@ def table_cells(row: str, columns: int = 0) -> list[str]:
     if _LIST_ROW.match(lines[0]):
         return _list_row(lines)
     if "|" in row:
-        return _pipe_row(lines)
+        cells = _pipe_row(lines)
+        if 1 < len(cells) < columns and lines[-1].rstrip().endswith("|") and not lines[-1].rstrip().endswith("\\|"):
+            cells += [""] * (columns - len(cells))
+        return cells
     if columns > 1:
         cells = _gap_row(lines)
         if len(cells) == columns:
@@ -35,13 +41,16 @@ def table_cells(row: str, columns: int = 0) -> list[str]:
     return [row.strip()]
 
 
+_CELL_PIPE = re.compile(r"(?<!\\)\|")  # a cell boundary: a pipe not escaped (GitHub reads "a \| b" as one cell)
+
+
 def _pipe_cells(line: str) -> list[str]:
     line = line.strip()
     if line.startswith("|"):
         line = line[1:]
-    if line.endswith("|"):
+    if line.endswith("|") and not line.endswith("\\|"):
         line = line[:-1]
-    return [" ".join(c.split()) for c in line.split("|")]
+    return [" ".join(c.replace("\\|", "|").split()) for c in _CELL_PIPE.split(line)]
 
 
 def _pipe_row(lines: Sequence[str]) -> list[str]:
