@@ -1508,3 +1508,13 @@ def test_a_section_split_into_overlapping_chunks_counts_each_statement_once_and_
         # in the procedure's order, whichever chunk a step came from, before the other section's claim
         assert texts[:14] == sorted(section, key=text.index), texts
         assert_verbatim(lib, a)
+
+
+def test_a_question_the_manual_asks_is_no_claim():
+    lib = FakeLibrary({"g.md": (meta("g"), "# Gearbox\n\n## Oil\n\nShould I change the gearbox oil of the VB-12 every year? "
+                                           "Change the gearbox oil every 2000 hours of running.\n")})
+    a = ask(lib, "Should I change the gearbox oil of the VB-12 every year?", k=1)
+    texts = [c.text for c in a.claims]
+    assert texts and not any(t.endswith("?") for t in texts)
+    assert any("2000 hours" in t for t in texts)
+    assert_verbatim(lib, a)

@@ -11,6 +11,7 @@ import numpy as np
 from engine.answer.scoring import Assessment, ScoredUnit
 from engine.answer.units import _CACHE, _embed_text
 from engine.config import Config
+from engine.lang.cues import asks
 from engine.lang.words import terms
 
 MARGIN = 0.03  # claims: units within this of the best score
@@ -46,7 +47,10 @@ def question_parts(question: str) -> list[str]:
 
 
 def _choose(question: str, a: Assessment, library, config: Config) -> list[ScoredUnit]:
-    pool = [s for s in a.units if s.unit.kind != "sentence" or len(s.unit.text) >= 3]
+    """The claims' units (``select_units``), and one for each part of a compound question. A
+    sentence of the manual that asks a question ("Should I enable it on my printer?") is no
+    claim: it echoes the question, the answer is elsewhere."""
+    pool = [s for s in a.units if s.unit.kind != "sentence" or (len(s.unit.text) >= 3 and not asks(s.unit.text))]
     limit = max(1, config.answer.max_claims)
     chosen = select_units(pool, limit)
     ranked = sorted(pool, key=lambda s: -s.score)

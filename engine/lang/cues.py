@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import re
 
-__all__ = ["INJECTION_NOTE", "announces", "injection_reason", "is_condition", "is_safety", "is_safety_label",
+__all__ = ["INJECTION_NOTE", "announces", "asks", "injection_reason", "is_condition", "is_safety", "is_safety_label",
            "refers_forward"]
 
 
@@ -88,6 +88,12 @@ _FORWARD_REF = re.compile(
 
 def refers_forward(text: str) -> bool:
     return bool(_FORWARD_REF.search(text))
+
+
+def asks(text: str) -> bool:
+    """Is the statement a question ("Should I enable it on my 3D printer?")? A manual's own
+    question says what it is about to answer, not the answer."""
+    return text.rstrip().endswith(("?", "？"))
 
 
 def announces(text: str) -> bool:
