@@ -19,6 +19,7 @@ from datetime import date as Date
 from typing import Any
 
 from engine.lang.markup import without_hidden_tags
+from engine.lang.records import record_cells
 from engine.lang.tables import table_cells
 from engine.safety import terminal_safe
 from engine.types import Answer, Citation, Claim, Conflict, ConflictSide, Trace
@@ -93,7 +94,8 @@ _MD_CODE_SPAN = re.compile(r"((`+)[^`]*?\2)")
 def claim_display(cl: Claim) -> str:
     """A claim as shown: verbatim, except a table row with its header, whose cells are shown
     with their columns ("Impeller nut — Size: M16 · Torque (N·m): 38"; engine.lang.tables reads
-    the row's cells, however its format writes them), and Markdown's inline
+    the row's cells, however its format writes them), a front matter's record with its fields ("S —
+    optional: true · description: Timeout period"; engine.lang.records), and Markdown's inline
     markup in prose: a link shows its text, an image nothing, bold its words, an HTML element's
     tags nothing (``<br/>`` a space; engine.lang.markup.hidden_inline_tag: ``<GND>`` stays), code
     spans keep their backticks and what is in them (a table row needs no pipe at either end), and
@@ -102,6 +104,10 @@ def claim_display(cl: Claim) -> str:
     if cl.code:
         return cl.text
     if not cl.header:
+        fields = record_cells(cl.text)  # a front matter's record (engine.lang.records)
+        if fields:
+            head, rest = (f"{fields[0][1]} — ", fields[1:]) if len(fields) > 1 else ("", fields)
+            return _inline_markup_read(head + " · ".join(f"{k}: {v}" for k, v in rest if v))
         return _inline_markup_read(cl.text)
     head = table_cells(cl.header)
     cells = table_cells(cl.text, len(head))  # a pipe row, a reST list-table or simple table row

@@ -43,6 +43,12 @@ class BlockBuilder:
         """How many headings are open (the heading path's length)."""
         return len(self._headings)
 
+    def root(self, title: str) -> None:
+        """Head the blocks from here with ``title``, a heading no line of the text holds (the title
+        a static site prints from the front matter), until ``close_headings``."""
+        if " ".join(title.split()):
+            self._headings = [(1, " ".join(title.split()))]
+
     def close_headings(self, depth: int) -> None:
         """Headings opened past ``depth`` end here (an HTML ``<section>`` they were inside closed)."""
         del self._headings[depth:]

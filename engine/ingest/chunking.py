@@ -429,10 +429,12 @@ def _line_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
 
 
 def _sections(blocks: Sequence[Block]) -> list[list[Block]]:
+    """The blocks cut at each heading, and where the heading path changes with no heading (the
+    headings a parser closed: a front matter's records, engine.ingest.markdown, before the body)."""
     out: list[list[Block]] = []
     cur: list[Block] = []
     for b in blocks:
-        if b.kind == "heading" and cur:
+        if cur and (b.kind == "heading" or (cur[-1].kind != "heading" and b.heading_path != cur[-1].heading_path)):
             out.append(cur)
             cur = []
         cur.append(b)

@@ -39,6 +39,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from engine.ingest.blocks import BlockBuilder, Parsed
+from engine.ingest.metadata import KEYS
 from engine.ingest.text import cjk_heading_level
 from engine.lang.markup import (
     hidden_inline_tag, module_end, module_lines, opens_with_tag, visible_lines, without_hidden_tags,
@@ -78,6 +79,78 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], int, list[str]]:
     if not isinstance(data, dict):
         return {}, end, [f"front matter is a {type(data).__name__}, not a mapping; ignored"]
     return {str(k): v for k, v in data.items()}, end, []
+
+
+def front_matter_records(text: str, b: BlockBuilder, starts: list[int], title: object = None) -> None:
+    """The records a static site's layout prints from the front matter, as blocks: a list of
+    entries under a key that is not the page's metadata (Marlin's G-code pages keep their
+    ``parameters:``, ``notes:`` and ``examples:`` there: ``- tag: S`` / ``description: Timeout
+    period…``), each entry a list item under a heading of the key's line ("parameters"). Only a
+    list of mappings that hold text or of statements (three words or more on average) is read:
+    ``codes: [ M600 ]``, ``category: [ features ]`` or ``hide: [navigation]`` are labels, and a
+    single value (``description: …``, ``sidebar_position: 3``) is metadata. The records are under
+    the page's ``title`` ("Filament Change > parameters"), as the site prints them; their headings
+    close where the front matter ends: the body's first lines are under no heading of them."""
+    first = text.find("\n") + 1
+    end = _FRONT_END.search(text, first)
+    try:
+        root = yaml.compose(text[first:end.start()], Loader=_LimitedLoader) if end else None
+    except (yaml.YAMLError, FrontMatterError, RecursionError):
+        return  # split_front_matter read it: never here
+    if not isinstance(root, yaml.MappingNode):
+        return
+    line0 = text.count("\n", 0, first)  # 0-based line of the front matter's first line
+    first_heading = b.first_heading
+    b.root(title if isinstance(title, str) else "")
+    for key, value in root.value:
+        if not (isinstance(key, yaml.ScalarNode) and isinstance(value, yaml.SequenceNode)
+                and str(key.value) not in KEYS and _holds_statements(value)):
+            continue
+        a = starts[line0 + key.start_mark.line]
+        head_end = starts[line0 + key.start_mark.line + 1] - 1
+        b.heading(2, str(key.value), a, head_end, line0 + key.start_mark.line + 1,
+                  line0 + key.start_mark.line + 1)
+        group = b.new_group()
+        for item in value.value:
+            s, e = _node_span(text, starts, line0, item)
+            if e > s:
+                b.add("list_item", s, e, text.count("\n", 0, s) + 1, text.count("\n", 0, e - 1) + 1, level=1,
+                      group=group)
+    b.close_headings(0)
+    b.first_heading = first_heading
+
+
+def _holds_statements(seq: yaml.SequenceNode) -> bool:
+    """A list whose entries hold text a reader reads: mappings with a value of three words or more,
+    or statements averaging three words or more (not labels: ``[ M600, M603 ]``)."""
+    items = seq.value
+    if not items or seq.flow_style:
+        return False
+    if all(isinstance(i, yaml.MappingNode) for i in items):
+        return any(len(str(v.value).split()) >= 3 for i in items for v in _scalars(i))
+    if all(isinstance(i, yaml.ScalarNode) for i in items):
+        return sum(len(str(i.value).split()) for i in items) >= 3 * len(items)
+    return False
+
+
+def _scalars(node: yaml.Node):
+    if isinstance(node, yaml.ScalarNode):
+        yield node
+    elif isinstance(node, yaml.SequenceNode):
+        for n in node.value:
+            yield from _scalars(n)
+    elif isinstance(node, yaml.MappingNode):
+        for _k, v in node.value:
+            yield from _scalars(v)
+
+
+def _node_span(text: str, starts: list[int], line0: int, node: yaml.Node) -> tuple[int, int]:
+    """The entry's whole lines, its ``- `` included, trimmed."""
+    a = starts[line0 + node.start_mark.line]
+    at = starts[line0 + node.end_mark.line]
+    last = line0 + node.end_mark.line - (1 if not text[at:at + node.end_mark.column].strip(" -") else 0)
+    z = starts[last + 1] - 1 if last + 1 < len(starts) else len(text)
+    return strip_span(text, a, z)
 
 
 MAX_FRONT_MATTER_CHARS = 64_000
@@ -178,6 +251,8 @@ def parse_markdown(text: str) -> Parsed:
     meta, body_start, warnings = split_front_matter(text)
     tokens = _MD.parse(text[body_start:])
     walk = _Walk(text, line0=text.count("\n", 0, body_start))  # lines taken by the front matter
+    if meta:
+        front_matter_records(text, walk.b, walk.starts, meta.get("title"))
     walk.run(tokens)
     if len(tokens) and _nesting_overflow(tokens):
         warnings.append("lists or quotes nested deeper than the parser follows; the deepest levels are plain text")

@@ -17,6 +17,7 @@ from typing import Literal
 from engine.ingest.formats import format_of
 from engine.lang.cues import is_safety_label
 from engine.lang.markup import LIQUID_END_TAG, LIQUID_TAG, module_lines, opens_with_tag, visible_lines, without_hidden_tags
+from engine.lang.records import record_roles
 from engine.lang.rst import ADORNMENT, line_roles, title_text
 from engine.lang.text import sentence_spans, strip_span
 from engine.types import Chunk
@@ -169,6 +170,8 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
     what they are (engine.lang.rst.line_roles): titles and markup no reader sees are no claims, a
     literal block's lines are code entries, the rows of a simple, grid or list-table are table
     rows, and a table's header rows no claims (each row carries them: engine.answer.conflicts.table_header).
+    A static site's front matter records (engine.lang.records) are read the same way: each entry
+    a table row, its key's line a title.
     """
     text = chunk.text
     out: list[tuple[UnitKind, int, int, str, str]] = []
@@ -225,12 +228,13 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
     raws = text.splitlines(keepends=True)
     # reStructuredText: titles, literal blocks and markup are known by their lines
     lines = [r.rstrip("\r\n") for r in raws]
-    roles = line_roles(lines, chunk.in_code, chunk.kind == "table") if is_rst(chunk) else None
+    fmt = format_of(chunk.path)
+    roles = (line_roles(lines, chunk.in_code, chunk.kind == "table") if is_rst(chunk)
+             else record_roles(lines, chunk.heading_path) if fmt == "markdown" and not chunk.in_code else None)
     in_fence = chunk.in_code and roles is None
     # in a text whose headings are not marked up (PDF, HTML, plain text), the lines that read as one of
     # the chunk's headings are that heading, not statements
     titled = _heading_lines(raws, chunk.heading_path) if roles is None else {}
-    fmt = format_of(chunk.path)
     piped = (pipe_table_lines(lines, chunk.kind == "table" and "|" in chunk.context) if fmt == "markdown"
              else rendered_table_lines(lines, "|" in chunk.context) if fmt in ("html", "pdf", "text") else set())
     headers = header_rows(lines, piped, chunk.context)

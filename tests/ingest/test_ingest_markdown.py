@@ -366,3 +366,77 @@ def test_a_module_statement_ends_where_its_brackets_close_and_text_is_never_one(
     assert module_end("export const x = (\n\n# A heading\n", 0) is None  # the page's text again
     assert module_end("export const x = (\n  ]\n", 0) is None  # a bracket that does not match
     assert module_end("Export the config (see below)\nand more)\n", 0) is None  # prose, no statement
+
+
+GCODE_PAGE = """\
+---
+title: Hotend Idle Timeout
+brief: Set the idle timeout
+codes: [ M86 ]
+category: [ features, gcode ]
+description: A page of the G-code reference
+notes:
+  - Requires `HOTEND_IDLE_TIMEOUT`.
+  - View the current setting with `M503` at any time.
+parameters:
+  - tag: S
+    optional: true
+    description: Timeout period. Temperatures drop after it.
+    values:
+    - tag: seconds
+      type: int
+  - tag: B
+    description: Bed idle temperature.
+---
+
+Use this command to set the idle time before the heaters are turned down.
+"""
+
+
+def test_a_static_sites_front_matter_records_are_text_under_their_key(lib: Path) -> None:
+    # Jekyll's Marlin documentation keeps a G-code's parameters and notes in the front matter,
+    # which its layout prints as the page's tables; labels (codes, category) and single values stay metadata
+    from engine.lang.units import split_units
+    from engine.render import claim_display
+    from engine.types import Claim
+
+    doc, chunks = chunks_of(lib, "M086.md", GCODE_PAGE)
+    assert doc.meta.title == "Hotend Idle Timeout"
+    by_path = {c.heading_path: c for c in chunks}
+    assert set(by_path) == {("Hotend Idle Timeout", "notes"), ("Hotend Idle Timeout", "parameters"), ()}
+    assert by_path[()].text.startswith("Use this command")  # the body is under no record's heading
+    assert line_text(lib / "M086.md", by_path[("Hotend Idle Timeout", "parameters")].start_line) == "parameters:"
+    assert not any("M86 ]" in c.text or "features, gcode" in c.text or "A page of" in c.text for c in chunks)
+    records = [u for u in split_units(by_path[("Hotend Idle Timeout", "parameters")])]
+    assert [u.kind for u in records] == ["table_row", "table_row"]  # one claim a record, its nested values in it
+    shown = [claim_display(Claim(text=u.text, citation=1, char_start=0, char_end=1)) for u in records]
+    assert shown == ["S — optional: true · description: Timeout period. Temperatures drop after it. "
+                     "· values: tag: seconds, type: int", "B — description: Bed idle temperature."]
+    notes = [u.text for u in split_units(by_path[("Hotend Idle Timeout", "notes")])]
+    assert notes == ["Requires `HOTEND_IDLE_TIMEOUT`.", "View the current setting with `M503` at any time."]  # no "notes:"
+
+
+def test_a_list_that_only_looks_like_records_is_read_as_markdown(lib: Path) -> None:
+    from engine.lang.units import split_units
+
+    page = "# Setup\n\n## parameters\n\n- tag: S is the timeout\n- Set it low.\n\nThen restart.\n"
+    _doc, chunks = chunks_of(lib, "setup.md", page)
+    units = [(u.kind, u.text) for c in chunks for u in split_units(c)]
+    assert ("sentence", "Then restart.") in units and all(k != "table_row" for k, _ in units)
+
+
+def test_record_lines_are_told_from_a_markdown_list():
+    from engine.lang.records import record_cells, record_roles
+
+    entries = ["parameters:", "  - tag: S", "    values:", "    - tag: seconds", "", "  - tag: B"]
+    assert record_roles(entries, ("Idle", "parameters")) == ["title", "row", "row+", "row+", "row+", "row"]
+    assert record_roles(entries[1:], ("Idle", "parameters")) == ["row", "row+", "row+", "row+", "row"]  # a later chunk
+    assert record_roles(["- tag: S is the timeout", "- Set it low.", "Then restart."], ("parameters",)) is None
+    assert record_roles(entries, ()) is None
+    assert record_roles(["notes:", "- Requires `X`.", "- Save with `M500`."], ("notes",)) == ["title", "", ""]
+    assert record_roles(["- Linux: use apt", "- Mac: use brew"], ("Install",)) is None  # one line each
+    assert record_cells("- Check the fuse: it may be blown") is None  # a list item's colon, no record
+    assert record_cells("- tag: [unclosed\n  more: x") is None
+    assert record_cells("- Mode: off") is None  # one line: the writer's list item
+    assert record_cells('- pre: "Home all axes:"\n  code: G28') == [("pre", "Home all axes:"), ("code", "G28")]
+    assert record_cells("- tag: S\n  optional: off") == [("tag", "S"), ("optional", "off")]  # as written
