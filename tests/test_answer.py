@@ -1518,3 +1518,19 @@ def test_a_question_the_manual_asks_is_no_claim():
     assert texts and not any(t.endswith("?") for t in texts)
     assert any("2000 hours" in t for t in texts)
     assert_verbatim(lib, a)
+
+
+def test_a_short_sections_answer_reads_on_to_the_remedy():
+    # a troubleshooting entry states the symptom, then what to do: the symptom alone answers nothing
+    page = ("# Printer\n\n## Won't probe\n\n"
+            "- **Problem**: The probe deploys but will not move down to the bed.\n"
+            "- **Solution**: Check the wiring of the probe and the probe pin setting.\n\n"
+            "## Long section\n\n" + "".join(f"- Item {k} of the list about the fans.\n" for k in range(8)))
+    lib = FakeLibrary({"p.md": (meta("p"), page)})
+    texts = [c.text for c in ask(lib, "The probe deploys but will not move down, what is wrong?", k=1).claims]
+    assert texts[0].startswith("**Problem**") and any("Check the wiring" in t for t in texts), texts
+    capped = ask(lib, "The probe deploys but will not move down, what is wrong?", k=1,
+                 config=CONFIG.replace(**{"answer.max_claims": 1}))
+    assert len(capped.claims) == 1  # the claims' cap holds
+    texts = [c.text for c in ask(lib, "Which item of the list is about the fans, item 3?", k=1).claims]
+    assert len(texts) < 8  # a long section is not read out

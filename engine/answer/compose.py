@@ -13,9 +13,12 @@ from engine.answer.conditions import _conditions
 from engine.answer.conflicts import table_header
 from engine.answer.scoring import Assessment, ScoredUnit, assess, states_condition
 from engine.answer.selection import PASSAGE_MARGIN, _choose, left_out
-from engine.answer.task import code_remedies, is_procedural, lead_ins, procedure_steps, span, states_safety
+from engine.answer.task import (
+    code_remedies, is_procedural, lead_ins, procedure_steps, section_rest, span, states_safety,
+)
 from engine.answer.versions import MetaCache, VersionConflicts, find_version_conflicts
 from engine.config import Config
+from engine.lang.codes import exact_codes
 from engine.lang.cues import announces, injection_reason
 from engine.lang.units import Unit
 from engine.lang.words import numbers_in, terms
@@ -67,7 +70,7 @@ def compose_answer(question: str, result: SearchResult, library, config: Config,
         notes.append(verdict.note)
     chosen = _choose(question, a, library, config)
     related = _conditions(a, chosen, question, library)
-    _add_task_units(question, chosen, a, library, related)
+    _add_task_units(question, chosen, a, library, related, config)
     meta = MetaCache(library)
     found = find_version_conflicts(a, chosen, library, rule, meta)
     claims, citations, numbers = _claims(result, chosen, related, found, meta)
@@ -112,15 +115,17 @@ def _assess_looking_past_context(question: str, result: SearchResult, library, c
 
 
 def _add_task_units(question: str, chosen: list[ScoredUnit], a: Assessment, library,
-                    related: list[ScoredUnit]) -> None:
-    """A how-to question's whole procedure, a named error code's remedy and what a claim ending
-    with a colon announces (a claim's or a condition's shown with it) join the claims
+                    related: list[ScoredUnit], config: Config) -> None:
+    """A how-to question's whole procedure, the rest of a short section, a named error code's
+    remedy and what a claim ending with a colon announces (a claim's or a condition's shown with it) join the claims
     (engine.answer.task). A code block brought whole replaces its entries chosen on their own."""
     steps = procedure_steps(chosen, a, library) if is_procedural(question) else []
     if steps:  # a step chosen on its own (from any chunk holding it) reads in the procedure's place
         rank = {span(s): s.rank for s in steps}
         chosen[:] = [replace(s, rank=rank.get(span(s), s.rank)) for s in chosen]
     extra = steps + code_remedies(question, chosen, a)
+    if not steps and not a.expected and not exact_codes(question):
+        extra += section_rest(chosen, a, library, config.answer.max_claims - len(chosen))
     extra += lead_ins(chosen + steps + related, a, library)
     have = {s.key for s in chosen}
     for s in extra:

@@ -27,6 +27,21 @@
   items) was measured (2026-12-03, the procedural answerable questions of the seven manual sets'
   train splits, 121): first claim cites gold 87 -> 79 (two) / 74 (three), claims citing gold 682
   -> 653 / 619 of ~1,195; a manual's lists near a how-to question are often another task's.
+- Any other question, unless it asks for an attribute (engine.answer.answertype) or names a code,
+  gets what follows the best claim in its section, as far as the claims' cap allows, when the
+  section is short (``SHORT_SECTION`` statements or fewer, and not a list of defined fields): a troubleshooting entry's "**Problem**: the probe
+  deploys but won't move down" is followed by its "**Solution**: …", a symptom by its cause, a
+  setting by its consequence.
+  Measured (2026-12-07, train splits, claims per answer / share citing gold, for sections of at
+  most 0 / 3 / 4 / 6 statements): klipper-manuals 7.48 / .562, 7.52 / .563, 7.61 / .569, 7.80 / .579;
+  WLED 6.46 / .493, 6.49 / .493, 6.58 / .500, 6.90 / .523; ZMK 6.18 / .416, 6.31 / .427, 6.43 / .434,
+  6.63 / .438; Meshtastic 6.29 / .497, 6.38 / .501, 6.51 / .512, 6.63 / .516; device-pdfs 4.45 / .562,
+  4.50 / .567, 4.53 / .570, 4.53 / .570 (the claims added at 6 cite gold for .57 to 1.0 of them,
+  against about half of all claims); cited, first claim and abstention unchanged. Those figures
+  read on past the claims' cap and after a named code too; as shipped, within the cap (a user's
+  ``answer.max_claims``) and not for a question naming a code (a list of error codes reads on into
+  the next code's line): klipper-manuals 7.60 / .568, WLED 6.59 / .499, ZMK 6.40 / .434,
+  Meshtastic 6.46 / .507, device-pdfs 4.47 / .565.
 - A question naming an error code gets the code's meaning with its remedy: the units that
   follow the one naming the code on the same line ("ERR_X: meaning. Remedy.").
 - A claim that announces what follows ("…issue the following command:") brings it: the short
@@ -48,10 +63,11 @@ from engine.lang.codes import exact_codes
 from engine.lang.cues import announces, injection_reason, is_safety, refers_forward
 from engine.lang.units import SAFETY_ADMONITIONS, code_after
 
-__all__ = ["MAX_STEPS", "code_remedies", "is_procedural", "is_safety", "lead_ins", "procedure_steps", "span",
-           "states_safety"]
+__all__ = ["MAX_STEPS", "SHORT_SECTION", "code_remedies", "is_procedural", "is_safety", "lead_ins",
+           "procedure_steps", "section_rest", "span", "states_safety"]
 
 MAX_STEPS = 15  # a longer list is a reference table, not a procedure to read out
+SHORT_SECTION = 6  # statements: a section this short is read on from the best claim (section_rest)
 READ_ON = 8  # a longer section written as prose is read from the best claim on, this many statements
 
 _PROCEDURAL = re.compile(
@@ -87,17 +103,15 @@ def procedure_steps(chosen: list[ScoredUnit], a: Assessment, library) -> list[Sc
     best = next((s for s in chosen if not s.flagged), None)
     if best is None:
         return []
-    scored = {s.key: s for s in a.units}
     chunks = [c for c in library.chunks_of(best.chunk.path) if c.section_id == best.chunk.section_id]
-    units = [scored.get(u.key, u) for c in chunks for u in _unscored(c, best.rank)]
+    units = _assessed(a, chunks, best.rank)
     if any(refers_forward(u.unit.text) for u in units):
         following = [c for c in library.chunks_of(best.chunk.path) if c.ordinal > max(x.ordinal for x in chunks)]
         if following:
-            nxt = [c for c in following if c.section_id == following[0].section_id]
-            units += [scored.get(u.key, u) for c in nxt for u in _unscored(c, best.rank)]
+            units += _assessed(a, [c for c in following if c.section_id == following[0].section_id], best.rank)
     units = _once(units)
     steps = [u for u in units if u.unit.kind == "list_item" and not u.flagged]
-    if len(steps) >= MIN_REFERENCE_ITEMS and sum(map(_defines, steps)) >= REFERENCE_SHARE * len(steps):
+    if _reference(steps):
         return []  # a list of settings or fields, each defined: a reference, not steps to read out
     if not steps:  # a procedure written as prose: the section's statements, when short enough to read out
         steps = [u for u in units if u.unit.kind == "sentence" and not u.flagged]
@@ -114,8 +128,20 @@ MIN_REFERENCE_ITEMS = 3
 REFERENCE_SHARE = 2 / 3  # of a section's list items defining terms: a reference list (a menu's fields)
 
 
+def _reference(items: list[ScoredUnit]) -> bool:
+    """Do the list items define terms, most of them (a menu's fields, not steps)?"""
+    return len(items) >= MIN_REFERENCE_ITEMS and sum(map(_defines, items)) >= REFERENCE_SHARE * len(items)
+
+
 def _defines(s: ScoredUnit) -> bool:
     return bool(_DEFINES.match(s.unit.text))
+
+
+def _assessed(a: Assessment, chunks, rank: int) -> list[ScoredUnit]:
+    """The units of ``chunks`` in document order, as the assessment scored them where it did
+    (else unscored, at ``rank``)."""
+    scored = {s.key: s for s in a.units}
+    return [scored.get(u.key, u) for c in chunks for u in _unscored(c, rank)]
 
 
 def span(s: ScoredUnit) -> tuple[str, int, int]:
@@ -136,6 +162,23 @@ def _read_on(sentences: list[ScoredUnit], best: ScoredUnit) -> list[ScoredUnit]:
     ordered = sorted(sentences, key=lambda s: s.unit.char_start)
     at = next((i for i, s in enumerate(ordered) if s.unit.char_start >= best.unit.char_start), None)
     return [] if at is None else ordered[at:at + READ_ON]
+
+
+def section_rest(chosen: list[ScoredUnit], a: Assessment, library, room: int) -> list[ScoredUnit]:
+    """The statements after the best claim in its section (module docstring), when the section
+    holds ``SHORT_SECTION`` statements or fewer, ``room`` at most (the claims' cap less those
+    chosen); each takes the best claim's rank, so they read after it in document order."""
+    best = next((s for s in chosen if not s.flagged), None)
+    if best is None or room <= 0:
+        return []
+    chunks = [c for c in library.chunks_of(best.chunk.path) if c.section_id == best.chunk.section_id]
+    said = [u for u in _once(_assessed(a, chunks, best.rank))
+            if u.unit.kind in ("sentence", "list_item") and not u.flagged]
+    if len(said) > SHORT_SECTION or _reference([u for u in said if u.unit.kind == "list_item"]):
+        return []  # a long section, or a list of fields (the closest is the answer, not those after it)
+    have = {span(s) for s in chosen}
+    after = [u for u in said if u.unit.char_start > best.unit.char_start and span(u) not in have]
+    return [replace(u, rank=best.rank) for u in after[:room]]
 
 
 def code_remedies(question: str, chosen: list[ScoredUnit], a: Assessment) -> list[ScoredUnit]:
