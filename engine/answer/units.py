@@ -12,6 +12,7 @@ import numpy as np
 
 from engine.answer.conflicts import Value, column_units, header_units, table_header, values_in
 from engine.lang.codes import exact_codes
+from engine.lang.tables import is_html_row, table_cells
 from engine.lang.units import Unit
 from engine.types import Chunk
 
@@ -69,7 +70,10 @@ def _embed_text(unit: Unit, chunk: Chunk) -> str:
         from engine.answer.conflicts import table_header
 
         header = table_header(chunk, unit)
-    parts = [p for p in (heading, header, unit.text) if p]
+    text = unit.text
+    if unit.kind == "table_row" and is_html_row(unit.text):  # an HTML row: its cells, not its tags
+        text = " | ".join(table_cells(unit.text))
+    parts = [p for p in (heading, header, text) if p]
     return "\n".join(parts)
 
 

@@ -44,6 +44,7 @@ from engine.ingest.text import cjk_heading_level
 from engine.lang.markup import (
     hidden_inline_tag, module_end, module_lines, opens_with_tag, visible_lines, without_hidden_tags,
 )
+from engine.lang.tables import html_table_rows
 from engine.lang.text import line_starts, strip_span
 
 _FRONT_END = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.M)
@@ -340,20 +341,48 @@ class _Walk:
             self.containers.pop()
 
     def html(self, s: int, e: int, sl: int, el: int) -> None:
-        """The runs of an HTML block's lines that show text (``visible_lines``), each a paragraph."""
+        """The runs of an HTML block's lines that show text (``visible_lines``), each a paragraph,
+        and the rows of its tables (engine.lang.tables.html_table_rows), each a table row that
+        carries its table's header row ("Feature | TurtleBot 4 Lite | TurtleBot 4"), as a pipe
+        table's rows do: a spec sheet written in HTML inside a Markdown page."""
         shown = visible_lines(self.text, s, e)
-        run: list[int] = []  # 1-based line numbers of the run being read
-        for n in range(sl, el + 2):
-            if n - sl in shown:
-                run.append(n)
+        rows = html_table_rows(self.text[s:e])
+        opening: dict[int, list] = {}  # line -> the rows that open on it
+        covered: set[int] = set()  # lines inside a row
+        for r in rows:
+            a, z = strip_span(self.text, s + r.start, s + r.end)
+            if a >= z:
                 continue
+            first, last = self.text.count("\n", 0, a) + 1, self.text.count("\n", 0, z - 1) + 1
+            opening.setdefault(first, []).append((r, a, z, first, last))
+            covered.update(range(first, last + 1))
+        group = self.b.new_group() if opening else -1
+        header = ""
+        run: list[int] = []  # 1-based line numbers of the run being read
+
+        def flush() -> None:
             if run:
                 a = max(s, self.starts[run[0] - 1])
                 z = min(e, self.starts[run[-1]] - 1 if run[-1] < len(self.starts) else len(self.text))
                 a, z = strip_span(self.text, a, z)
                 if a < z:
                     self.b.add("paragraph", a, z, run[0], run[-1], group=self.group())
-                run = []
+                run.clear()
+
+        for n in range(sl, el + 2):
+            if n in covered:
+                flush()
+                for r, a, z, first, last in opening.get(n, []):
+                    if r.header and not header:
+                        header = " | ".join(r.cells)
+                        self.b.add("table_row", a, z, first, last, group=group)
+                    else:
+                        self.b.add("table_row", a, z, first, last, context=header, group=group)
+            elif n - sl in shown:
+                run.append(n)
+            else:
+                flush()
+        flush()
 
     def paragraph(self, s: int, e: int, sl: int, el: int) -> None:
         end = module_end(self.text, s) if not self.containers else None

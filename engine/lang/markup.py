@@ -36,7 +36,8 @@ _COMPONENT = re.compile(r"[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)*")  # MDX's TabItem, 
 HTML_ELEMENTS = frozenset(
     "a abbr b bdi bdo big br cite code data del dfn em font i img input ins kbd label mark meter "
     "output picture q rp rt ruby s samp small source span strike strong sub sup svg time tt u var "
-    "video audio wbr div p section details summary center iframe".split())
+    "video audio wbr div p section details summary center iframe figure figcaption table caption thead tbody "
+    "tfoot tr td th col colgroup ul ol li dl dt dd h1 h2 h3 h4 h5 h6 blockquote pre hr".split())
 
 
 def hidden_inline_tag(markup: str) -> bool:

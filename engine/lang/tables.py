@@ -10,13 +10,18 @@
 - a reStructuredText ``list-table`` row: ``* - 3`` then ``- Pylontech TX`` under it, a cell a dash;
 - a simple table's row (reStructuredText: ``GPIO0    If HIGH on boot    Weak Pull Up``), its
   cells apart by two spaces or more, read as cells only when the caller knows how many the
-  header has and the row splits into that many.
+  header has and the row splits into that many;
+- an HTML table's row in a Markdown file (``<tr>`` / ``<td>Weight</td>`` / ``<td>3270 g</td>``, one
+  cell a line or all on one): each ``<td>`` or ``<th>`` a cell, its tags not its text
+  (``html_table_rows`` finds the rows of an HTML block, ``html_row_roles`` a chunk's row lines).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
+from html.parser import HTMLParser
 
 _LIST_ROW = re.compile(r"[ \t]*\*[ \t]+-(?:[ \t]+|$)")  # a list-table row's first line: "* - 3"
 _LIST_CELL = re.compile(r"[ \t]*-(?:[ \t]+|$)")  # its next cells: "  - Pylontech TX"
@@ -29,6 +34,8 @@ def table_cells(row: str, columns: int = 0) -> list[str]:
     lines = [line for line in row.splitlines() if line.strip()] or [row]
     if _LIST_ROW.match(lines[0]):
         return _list_row(lines)
+    if is_html_row(row):
+        return [" ".join(_TAG.sub(" ", m.group(1)).split()) for m in _HTML_CELL.finditer(row)]
     if "|" in row:
         cells = _pipe_row(lines)
         if 1 < len(cells) < columns and lines[-1].rstrip().endswith("|") and not lines[-1].rstrip().endswith("\\|"):
@@ -101,3 +108,127 @@ def columns_cells(lines: Sequence[str], columns: Sequence[tuple[int, int]]) -> l
             if part:
                 out[k].append(part)
     return [" ".join(parts) for parts in out]
+
+
+# an HTML cell and what it holds, up to its end tag, the next cell or the row's end (both may be left out)
+_HTML_CELL = re.compile(r"<t[dh]\b[^>]*>(.*?)(?=</t[dh]\s*>|<t[dh]\b|</tr\s*>|$)", re.I | re.S)
+_TAG = re.compile(r"<[^<>]*>")
+_HTML_ROW = re.compile(r"\s*<t[rdh]\b", re.I)  # a row of HTML: it opens with its tag
+_ROW_OPEN = re.compile(r"<tr\b", re.I)
+_ROW_END = re.compile(r"</tr\s*>|</t(?:able|head|body|foot)\s*>", re.I)
+
+
+@dataclass(frozen=True, slots=True)
+class HtmlRow:
+    """One ``<tr>`` of an HTML table: its span in the text, its cells' text, a header row or not."""
+
+    start: int
+    end: int
+    cells: tuple[str, ...]
+    header: bool
+
+
+class _Rows(HTMLParser):
+    """The rows of the outermost tables of an HTML fragment, as offsets into it."""
+
+    def __init__(self, text: str):
+        super().__init__(convert_charrefs=True)
+        self.text = text
+        self.starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+        self.rows: list[HtmlRow] = []
+        self.depth = 0  # tables open
+        self.row: list | None = None  # [start, cells, all th, in thead]
+        self.cell: list[str] | None = None
+        self.thead = False
+
+    def at(self) -> int:
+        line, col = self.getpos()
+        return self.starts[line - 1] + col
+
+    def close_row(self, end: int) -> None:
+        if self.row is not None and self.row[1]:
+            self.rows.append(HtmlRow(self.row[0], end, tuple(" ".join(c.split()) for c in self.row[1]),
+                                     self.row[2] or self.row[3]))
+        self.row = self.cell = None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "table":
+            self.depth += 1
+        elif self.depth != 1:
+            return
+        elif tag == "thead":
+            self.thead = True
+        elif tag == "tr":
+            self.close_row(self.at())
+            self.row = [self.at(), [], True, self.thead]
+        elif tag in ("td", "th") and self.row is not None:
+            self.cell = []
+            self.row[1].append("")
+            self.row[2] = self.row[2] and tag == "th"
+
+    def handle_endtag(self, tag):
+        if tag == "table":
+            if self.depth == 1:
+                self.close_row(self.at())
+            self.depth = max(0, self.depth - 1)
+        elif self.depth != 1:
+            return
+        elif tag == "tr":
+            at = self.at()
+            self.close_row(self.text.find(">", at) + 1 or len(self.text))
+        elif tag in ("thead", "tbody", "tfoot"):
+            self.close_row(self.at())
+            self.thead = self.thead and tag != "thead"
+        elif tag in ("td", "th"):
+            self.cell = None
+
+    def handle_data(self, data):
+        if self.depth >= 1 and self.row is not None and self.row[1] and self.cell is not None:
+            self.row[1][-1] += f" {data}"
+
+
+def is_html_row(row: str) -> bool:
+    """Is ``row`` an HTML table's row (it opens with ``<tr>``, ``<td>`` or ``<th>``)?"""
+    return bool(_HTML_ROW.match(row))
+
+
+def html_table_rows(fragment: str) -> list[HtmlRow]:
+    """The rows of the HTML tables in ``fragment`` (an HTML block of a Markdown file), offsets into
+    it; a table inside a cell stays that cell's text."""
+    if "<t" not in fragment.lower():
+        return []
+    parser = _Rows(fragment)
+    parser.feed(fragment)
+    parser.close()
+    parser.close_row(len(fragment))
+    return parser.rows
+
+
+def html_row_roles(lines: Sequence[str], context: str) -> list[str] | None:
+    """Roles (as engine.lang.rst.line_roles names them) of a Markdown chunk's lines that hold an
+    HTML table's rows: "row" for a row's first line, "row+" for its further lines, "header" for
+    the lines of the row the chunk's context names as the table's header (its cells joined by
+    " | ", as the reader carries it), "hidden" for a line of the table's tags only, "" for the
+    rest (Markdown); None when no line opens a row."""
+    if not any(_ROW_OPEN.search(line) for line in lines):
+        return None
+    named = {" ".join(line.split()) for line in context.splitlines() if "|" in line}
+    roles = [""] * len(lines)
+    k = 0
+    in_table = False
+    while k < len(lines):
+        if _ROW_OPEN.search(lines[k]):
+            j = k
+            while j + 1 < len(lines) and not _ROW_END.search(lines[j]) and not _ROW_OPEN.search(lines[j + 1]):
+                j += 1
+            cells = table_cells("\n".join(lines[k:j + 1]))
+            head = " | ".join(cells) in named
+            roles[k:j + 1] = ["header" if head else "row"] + ["header" if head else "row+"] * (j - k)
+            in_table = True
+            k = j + 1
+            continue
+        if in_table or re.search(r"</?t(?:able|head|body|foot)\b", lines[k], re.I):
+            if not _TAG.sub("", lines[k]).strip():
+                roles[k] = "hidden"
+        k += 1
+    return roles

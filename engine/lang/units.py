@@ -19,6 +19,7 @@ from engine.lang.cues import is_safety_label
 from engine.lang.markup import LIQUID_END_TAG, LIQUID_TAG, module_lines, opens_with_tag, visible_lines, without_hidden_tags
 from engine.lang.records import record_roles
 from engine.lang.rst import ADORNMENT, line_roles, title_text
+from engine.lang.tables import html_row_roles
 from engine.lang.text import sentence_spans, strip_span
 from engine.types import Chunk
 
@@ -171,7 +172,8 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
     literal block's lines are code entries, the rows of a simple, grid or list-table are table
     rows, and a table's header rows no claims (each row carries them: engine.answer.conflicts.table_header).
     A static site's front matter records (engine.lang.records) are read the same way: each entry
-    a table row, its key's line a title.
+    a table row, its key's line a title; so are an HTML table's rows in Markdown
+    (engine.lang.tables.html_row_roles): each ``<tr>`` a row, its header row and tag lines no claim.
     """
     text = chunk.text
     out: list[tuple[UnitKind, int, int, str, str]] = []
@@ -230,7 +232,8 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
     lines = [r.rstrip("\r\n") for r in raws]
     fmt = format_of(chunk.path)
     roles = (line_roles(lines, chunk.in_code, chunk.kind == "table") if is_rst(chunk)
-             else record_roles(lines, chunk.heading_path) if fmt == "markdown" and not chunk.in_code else None)
+             else (record_roles(lines, chunk.heading_path) or html_row_roles(lines, chunk.context))
+             if fmt == "markdown" and not chunk.in_code else None)
     in_fence = chunk.in_code and roles is None
     # in a text whose headings are not marked up (PDF, HTML, plain text), the lines that read as one of
     # the chunk's headings are that heading, not statements

@@ -440,3 +440,71 @@ def test_record_lines_are_told_from_a_markdown_list():
     assert record_cells("- Mode: off") is None  # one line: the writer's list item
     assert record_cells('- pre: "Home all axes:"\n  code: G28') == [("pre", "Home all axes:"), ("code", "G28")]
     assert record_cells("- tag: S\n  optional: off") == [("tag", "S"), ("optional", "off")]  # as written
+
+
+SPEC_PAGE = """\
+# Robot
+
+## Hardware Specifications
+
+<table>
+    <thead>
+        <tr>
+            <th>Feature</th>
+            <th>Lite</th>
+            <th>Standard</th>
+        </tr>
+    </thead>
+    <tbody>
+        <tr>
+            <td>Weight</td>
+            <td>3270 g</td>
+            <td>3945 g</td>
+        </tr>
+        <tr><td>Maximum payload</td><td>9 kg</td><td><b>9</b> kg</td></tr>
+        <tr>
+            <td>User Power</td>
+            <td>VBAT @1.9A<br>5V @ Low current</td>
+            <td>VBAT @ 300 mA</td>
+        </tr>
+    </tbody>
+</table>
+
+<figure class="aligncenter">
+    <img src="media/robot.png" alt="Robot" style="width: 60%;"/>
+    <figcaption>The robot on its dock</figcaption>
+</figure>
+"""
+
+
+def test_an_html_table_in_markdown_gives_rows_with_their_header(lib: Path) -> None:
+    # a spec sheet written in HTML inside a Markdown page (TurtleBot 4's manual): one row a claim,
+    # shown with its columns; its tags, its header row and its figure's markup no claim of their own
+    from engine.answer.conflicts import table_header
+    from engine.lang.units import split_units
+    from engine.render import claim_display
+    from engine.types import Claim
+
+    _doc, chunks = chunks_of(lib, "features.md", SPEC_PAGE)
+    units = [(u, c) for c in chunks for u in split_units(c)]
+    rows = [claim_display(Claim(text=u.text, citation=1, char_start=0, char_end=1, header=table_header(c, u)))
+            for u, c in units if u.kind == "table_row"]
+    assert rows == ["Weight — Lite: 3270 g · Standard: 3945 g", "Maximum payload — Lite: 9 kg · Standard: 9 kg",
+                    "User Power — Lite: VBAT @1.9A 5V @ Low current · Standard: VBAT @ 300 mA"]
+    others = [claim_display(Claim(text=u.text, citation=1, char_start=0, char_end=1)) for u, c in units
+              if u.kind != "table_row"]
+    assert others == ["The robot on its dock"]
+    assert all("Feature | Lite | Standard" in c.context for c in chunks if c.kind == "table")
+
+
+def test_html_table_rows_are_read_by_their_tags():
+    from engine.lang.tables import html_row_roles, html_table_rows, is_html_row, table_cells
+
+    html = "<table><tr><th>A</th><th>B</th></tr><tr><td>1<td>2</tr><tr><td><table><tr><td>x</td></tr></table></td><td>3</td></tr></table>"
+    rows = html_table_rows(html)
+    assert [(r.cells, r.header) for r in rows] == [(("A", "B"), True), (("1", "2"), False), (("x", "3"), False)]
+    assert table_cells("<tr><td>Weight</td>\n<td>3270 g</td></tr>") == ["Weight", "3270 g"]
+    assert is_html_row("  <tr>") and not is_html_row("| <td> | cell |")  # a pipe row that shows a tag
+    lines = ["<table>", "<tr><th>A</th><th>B</th></tr>", "<tr>", "<td>1</td>", "<td>2</td>", "</tr>", "</table>", "Text."]
+    assert html_row_roles(lines, "Robot\nA | B") == ["hidden", "header", "row", "row+", "row+", "row+", "hidden", ""]
+    assert html_row_roles(["Plain text.", "- an item"], "") is None
