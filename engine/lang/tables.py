@@ -23,6 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from html.parser import HTMLParser
 
+from engine.lang.text import strip_span
+
 _LIST_ROW = re.compile(r"[ \t]*\*[ \t]+-(?:[ \t]+|$)")  # a list-table row's first line: "* - 3"
 _LIST_CELL = re.compile(r"[ \t]*-(?:[ \t]+|$)")  # its next cells: "  - Pylontech TX"
 _GAP = re.compile(r"[ \t]{2,}")
@@ -202,6 +204,23 @@ def html_table_rows(fragment: str) -> list[HtmlRow]:
     parser.close()
     parser.close_row(len(fragment))
     return parser.rows
+
+
+def html_rows_in_line(text: str, start: int, end: int, context: str) -> list[tuple[int, int]]:
+    """The spans of the rows on the line ``text[start:end]``: the line itself, or where a table is
+    written on one line (GitBook saves them so: ``<table><thead><tr><th>…</tr>…<tr><td>…``), each
+    ``<tr>`` up to the next, less the header row the context names and the table's closing tags."""
+    opens = [m.start() for m in _ROW_OPEN.finditer(text, start, end)]
+    if len(opens) < 2:
+        return [strip_span(text, start, end)] if end > start else []
+    named = {" ".join(line.split()) for line in context.splitlines() if "|" in line}
+    out = []
+    for a, z in zip(opens, opens[1:] + [end]):
+        a, z = strip_span(text, a, z)
+        cells = table_cells(text[a:z])
+        if cells and any(cells) and " | ".join(cells) not in named:
+            out.append((a, z))
+    return out
 
 
 def html_row_roles(lines: Sequence[str], context: str) -> list[str] | None:

@@ -19,7 +19,7 @@ from engine.lang.cues import is_safety_label
 from engine.lang.markup import LIQUID_END_TAG, LIQUID_TAG, module_lines, opens_with_tag, visible_lines, without_hidden_tags
 from engine.lang.records import record_roles
 from engine.lang.rst import ADORNMENT, line_roles, title_text
-from engine.lang.tables import html_row_roles
+from engine.lang.tables import html_row_roles, html_rows_in_line
 from engine.lang.text import sentence_spans, strip_span
 from engine.types import Chunk
 
@@ -262,8 +262,8 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
             flush()
             close_entry()
             if roles[k] == "row":
-                s, e = strip_span(text, line_start, line_end)
-                out.append(("table_row", s, e, heading, kind_at(s)))
+                for s, e in html_rows_in_line(text, line_start, line_end, chunk.context):  # one a <tr>
+                    out.append(("table_row", s, e, heading, kind_at(s)))
             elif roles[k] == "row+" and out and out[-1][0] == "table_row":  # the row goes on
                 out[-1] = out[-1][:2] + (strip_span(text, line_start, line_end)[1],) + out[-1][3:]
             elif roles[k] == "title" and not ADORNMENT.match(line):

@@ -508,3 +508,21 @@ def test_html_table_rows_are_read_by_their_tags():
     lines = ["<table>", "<tr><th>A</th><th>B</th></tr>", "<tr>", "<td>1</td>", "<td>2</td>", "</tr>", "</table>", "Text."]
     assert html_row_roles(lines, "Robot\nA | B") == ["hidden", "header", "row", "row+", "row+", "row+", "hidden", ""]
     assert html_row_roles(["Plain text.", "- an item"], "") is None
+
+
+def test_an_html_table_on_one_line_gives_one_row_a_tr(lib: Path) -> None:
+    # GitBook saves a table on one line: each <tr> is still one claim, the header row none
+    from engine.answer.conflicts import table_header
+    from engine.lang.units import split_units
+    from engine.render import claim_display
+    from engine.types import Claim
+
+    page = ("# Switches\n\n<table><thead><tr><th>Expression</th><th>Description</th></tr></thead><tbody>"
+            "<tr><td>a=x</td><td>True when V1 equals V2.</td></tr><tr><td>a&#x3C;x</td><td>True when V1 is less.</td></tr>"
+            "</tbody></table>\n\nText after.\n")
+    _doc, chunks = chunks_of(lib, "ls.md", page)
+    units = [(u, c) for c in chunks for u in split_units(c)]
+    shown = [claim_display(Claim(text=u.text, citation=1, char_start=0, char_end=1, header=table_header(c, u)))
+             for u, c in units]
+    assert shown == ["a=x — Description: True when V1 equals V2.", "a<x — Description: True when V1 is less.",
+                     "Text after."]
