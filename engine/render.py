@@ -14,6 +14,7 @@ text renderer.
 
 from __future__ import annotations
 
+import html
 import re
 from datetime import date as Date
 from typing import Any
@@ -98,8 +99,9 @@ def claim_display(cl: Claim) -> str:
     optional: true · description: Timeout period"; engine.lang.records), and Markdown's inline
     markup in prose: a link shows its text, an image nothing, bold its words, an HTML element's
     tags nothing (``<br/>`` a space; engine.lang.markup.hidden_inline_tag: ``<GND>`` stays), code
-    spans keep their backticks and what is in them (a table row needs no pipe at either end), and
-    a sentence wrapped over indented lines reads as one line. ``cl.text`` itself stays the verbatim
+    spans keep their backticks and what is in them (a table row needs no pipe at either end), a
+    character reference reads as its character outside code spans ("a&#x3C;x": "a<x"), and a
+    sentence wrapped over indented lines reads as one line. ``cl.text`` itself stays the verbatim
     span it cites; a code block is shown as it is."""
     if cl.code:
         return cl.text
@@ -130,7 +132,8 @@ def _inline_markup_read(text: str) -> str:
     plain, code = [_MD_EMPHASIS.sub(r"\2", p) for p in parts[::3]], parts[1::3]
     plain[0] = _unpaired(_MD_EMPHASIS_OPENED, plain[0])
     plain[-1] = _unpaired(_MD_EMPHASIS_CLOSED, plain[-1])
-    return "".join(p + c for p, c in zip(plain, code + [""])) or text
+    plain = [html.unescape(p) for p in plain]  # "&#x3C;" reads "<", as Markdown renders it (not in code)
+    return "".join(p + c for p, c in zip(plain, code + [""])).strip() or text
 
 
 def headings_under(title: str, heading_path: Sequence[str]) -> tuple[str, ...]:
