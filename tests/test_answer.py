@@ -1534,3 +1534,14 @@ def test_a_short_sections_answer_reads_on_to_the_remedy():
     assert len(capped.claims) == 1  # the claims' cap holds
     texts = [c.text for c in ask(lib, "Which item of the list is about the fans, item 3?", k=1).claims]
     assert len(texts) < 8  # a long section is not read out
+
+
+def test_a_lead_in_closed_by_a_semicolon_brings_its_list():
+    page = ("# Printer\n\n## Print not sticking\n\nIf the plastic does not stick to the bed, there are a few things "
+            "that can be done;\n\n- Re-run the offset wizard from the utilities menu.\n- Clean the bed with alcohol.\n\n"
+            "Print not sticking is common with a cold room. Warm the room first. Close the door. Wait an hour. "
+            "Then try again. Keep the lid closed; drafts cool the part.\n")
+    lib = FakeLibrary({"p.md": (meta("p"), page)})
+    texts = [c.text for c in ask(lib, "The plastic does not stick to the bed, there are things that can be done?",
+                                 k=1).claims]
+    assert any("offset wizard" in t for t in texts) and any("alcohol" in t for t in texts), texts

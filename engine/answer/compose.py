@@ -117,8 +117,9 @@ def _assess_looking_past_context(question: str, result: SearchResult, library, c
 def _add_task_units(question: str, chosen: list[ScoredUnit], a: Assessment, library,
                     related: list[ScoredUnit], config: Config) -> None:
     """A how-to question's whole procedure, the rest of a short section, a named error code's
-    remedy and what a claim ending with a colon announces (a claim's or a condition's shown with it) join the claims
-    (engine.answer.task). A code block brought whole replaces its entries chosen on their own."""
+    remedy and what a claim ending with a colon announces (a claim's or a condition's shown with
+    it) join the claims (engine.answer.task). A code block brought whole replaces its entries
+    chosen on their own."""
     steps = procedure_steps(chosen, a, library) if is_procedural(question) else []
     if steps:  # a step chosen on its own (from any chunk holding it) reads in the procedure's place
         rank = {span(s): s.rank for s in steps}

@@ -44,7 +44,8 @@
   Meshtastic 6.46 / .507, device-pdfs 4.47 / .565.
 - A question naming an error code gets the code's meaning with its remedy: the units that
   follow the one naming the code on the same line ("ERR_X: meaning. Remedy.").
-- A claim that announces what follows ("…issue the following command:") brings it: the short
+- A claim that announces what follows ("…issue the following command:", or a list's lead-in closed
+  by a semicolon: "there are a few things that can be done;") brings it: the short
   code block after it (engine.lang.units.code_after), or else the list that follows it, in its
   chunk or, where the chunker cut right after the claim, at the head of the next one.
 - Safety statements (warning, danger, caution and their equivalents, or any statement inside
@@ -199,20 +200,22 @@ def code_remedies(question: str, chosen: list[ScoredUnit], a: Assessment) -> lis
 
 def lead_ins(chosen: list[ScoredUnit], a: Assessment, library=None) -> list[ScoredUnit]:
     """For each chosen unit ending with a colon, what it announces: the code block right after it
-    in its chunk, or else the list items that follow it there (``MAX_STEPS`` at most). When the
+    in its chunk, or else the list items that follow it there (``MAX_STEPS`` at most); for one
+    ending with a semicolon ("there are a few things that can be done;"), the list items. When the
     unit ends its chunk, the chunker may have cut between the two: then the code block or the
     list items that open the next chunk of the same section (``library.neighbours``)."""
     by_chunk = _units_by_chunk(a)
     out: list[ScoredUnit] = []
     for s in chosen:
-        if s.flagged or not announces(s.unit.text):
+        colon = announces(s.unit.text)
+        if s.flagged or not (colon or s.unit.text.rstrip().endswith((";", "；"))):
             continue
-        code = code_after(s.chunk, s.unit)
+        code = code_after(s.chunk, s.unit) if colon else None  # a semicolon leads into a list only
         later = [o for o in by_chunk.get(s.chunk.id) or _unscored(s.chunk, s.rank) if o.unit.order > s.unit.order]
         if code is None and not later and library is not None:
             nxt = library.neighbours(s.chunk.id)[1]
             if nxt is not None and nxt.path == s.chunk.path and nxt.section_id == s.chunk.section_id:
-                code = code_after(nxt, s.unit)
+                code = code_after(nxt, s.unit) if colon else None
                 if code is None:
                     later = [o for o in by_chunk.get(nxt.id) or _unscored(nxt, s.rank)
                              if o.unit.char_start >= s.unit.char_end]

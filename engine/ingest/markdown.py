@@ -1,10 +1,13 @@
 """Markdown -> blocks, through markdown-it-py's CommonMark token stream (+ GFM tables).
 
 ``Document.text`` is the file text itself; every block span is a run of whole source
-lines (``token.map``), so a chunk's lines are the file's lines. YAML front matter
-(``---`` on the first line) is read by a SafeLoader with limits (aliases, depth, size) and is
-not part of any block; front matter that cannot be read raises ``FrontMatterError``, and the
-file is skipped rather than indexed without the access rules it may hold.
+lines (``token.map``), so a chunk's lines are the file's lines (but for the rows of an HTML table
+written on one line, each of which is its own block). YAML front matter (``---`` on the first
+line) is read by a SafeLoader with limits (aliases, depth, size) and is metadata, not part of any
+block, except the records a static site's layout prints from it (``front_matter_records``);
+front matter that cannot be read raises ``FrontMatterError``, and the file is skipped rather
+than indexed without the access rules it may hold. The rows of an HTML table in the page are
+table rows with their header, as a pipe table's are (``_Walk.html``).
 
 Markup that a reader of the rendered page never sees is no block: the lines of an HTML block
 that hold tags only (``<TabItem value="cli">``, ``</div>``, a component's properties over many

@@ -61,7 +61,9 @@ _QUESTION_WORDS = {
     "fr": set("quel quelle quels quelles comment pourquoi quand où est sont le la les des du une un de et faut "
               "dois doit je mon ma mes avec pour sur dans combien qu que ce cette il elle peut".split()),
     "de": set("wie was welche welcher welches wann wo warum ist sind der die das den dem des ein eine einen und "
-              "muss soll ich mein meine mit für auf im zu oft viel kann bei nach vor".split()),
+              "muss soll ich mein meine mit für auf im zu oft viel kann bei nach vor viele wieviel wieso weshalb "
+              "welchen welchem gibt es man einem einer nicht kein keine sich wird werden hat habe haben zum zur "
+              "vom beim dass oder auch noch nur".split()),
     "es": set("qué cómo cuál cuáles cuándo dónde por qué el la los las es son un una y del con para mi debo puedo "
               "cuánto cuántos cuánta cuántas se hay tengo tiene tienen está están después también al lo su sus "
               "mis hasta desde sin pero".split()),

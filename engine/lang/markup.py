@@ -30,9 +30,9 @@ _TEMPLATE = re.compile(r"\{%-?[ \t]*\w[^%\n]*?-?%\}|\{:[ \t]*(?:[.#][A-Za-z_-]|[
 LIQUID_TAG = re.compile(r"""[ \t]*\{%-?[ \t]*(\w+)(?:[ \t]+(["']?)(\w+)\2(?![\w-]))?[^%\n]*?-?%\}[ \t]*""")
 LIQUID_END_TAG = re.compile(r"[ \t]*\{%-?[ \t]*end(\w+)[ \t]*-?%\}[ \t]*$")
 _COMPONENT = re.compile(r"[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)*")  # MDX's TabItem, Tabs; not <Ctrl-A>, <GND>
-# the elements of HTML a page may carry inside a heading's or a paragraph's text; a tag of these
-# is markup, while an unknown one in upper or mixed case (``<GND>``, ``<mySerial>``) is
-# most likely a placeholder the writer meant to show
+# the elements of HTML a page may carry inside a heading's or a paragraph's text, or around it (a
+# figure's caption, a table's cells, a list's items); a tag of these is markup, while an unknown one
+# in upper or mixed case (``<GND>``, ``<mySerial>``) is most likely a placeholder the writer meant to show
 HTML_ELEMENTS = frozenset(
     "a abbr b bdi bdo big br cite code data del dfn em font i img input ins kbd label mark meter "
     "output picture q rp rt ruby s samp small source span strike strong sub sup svg time tt u var "
