@@ -60,5 +60,5 @@ def test_a_question_s_language_from_its_script_words_and_marks():
     assert question_language("SET_SKEW") == ""  # no word to tell
     # German's "gibt es" and "viele" (Spanish has "es" too: its own words and marks still decide)
     assert question_language("Wie viele Flugmodi gibt es?") == "de"
-    assert question_language("Funktioniert ZMK Studio auch über Bluetooth oder nur per USB?") == "de"
+    assert question_language("Funktioniert das Display auch über USB oder nur per Akku?") == "de"
     assert question_language("¿Qué es el modo de vuelo?") == "es"
