@@ -117,6 +117,9 @@ _HTML_CELL = re.compile(r"<t[dh]\b[^>]*>(.*?)(?=</t[dh]\s*>|<t[dh]\b|</tr\s*>|$)
 _TAG = re.compile(r"<[^<>]*>")
 _HTML_ROW = re.compile(r"\s*<t[rdh]\b", re.I)  # a row of HTML: it opens with its tag
 _ROW_OPEN = re.compile(r"<tr\b", re.I)
+# a line that opens a row: its "<tr>" first, or after the tags that open the table ("<table><thead><tr>"),
+# not a sentence that names the tag ("Wrap each row in `<tr>`")
+_ROW_LINE = re.compile(r"\s*(?:<(?:table|thead|tbody|tfoot)\b[^<>]*>\s*)*<tr\b", re.I)
 _ROW_END = re.compile(r"</tr\s*>|</t(?:able|head|body|foot)\s*>", re.I)
 
 
@@ -140,7 +143,7 @@ class _Rows(HTMLParser):
         self.rows: list[HtmlRow] = []
         self.depth = 0  # tables open
         self.row: list | None = None  # [start, cells, all th, in thead]
-        self.cell: list[str] | None = None
+        self.in_cell = False
         self.thead = False
 
     def at(self) -> int:
@@ -151,7 +154,7 @@ class _Rows(HTMLParser):
         if self.row is not None and self.row[1]:
             self.rows.append(HtmlRow(self.row[0], end, tuple(" ".join(c.split()) for c in self.row[1]),
                                      self.row[2] or self.row[3]))
-        self.row = self.cell = None
+        self.row, self.in_cell = None, False
 
     def handle_starttag(self, tag, attrs):
         if tag == "table":
@@ -164,7 +167,7 @@ class _Rows(HTMLParser):
             self.close_row(self.at())
             self.row = [self.at(), [], True, self.thead]
         elif tag in ("td", "th") and self.row is not None:
-            self.cell = []
+            self.in_cell = True
             self.row[1].append("")
             self.row[2] = self.row[2] and tag == "th"
 
@@ -182,10 +185,10 @@ class _Rows(HTMLParser):
             self.close_row(self.at())
             self.thead = self.thead and tag != "thead"
         elif tag in ("td", "th"):
-            self.cell = None
+            self.in_cell = False
 
     def handle_data(self, data):
-        if self.depth >= 1 and self.row is not None and self.row[1] and self.cell is not None:
+        if self.depth >= 1 and self.row is not None and self.row[1] and self.in_cell:
             self.row[1][-1] += f" {data}"
 
 
@@ -229,16 +232,16 @@ def html_row_roles(lines: Sequence[str], context: str) -> list[str] | None:
     the lines of the row the chunk's context names as the table's header (its cells joined by
     " | ", as the reader carries it), "hidden" for a line of the table's tags only, "" for the
     rest (Markdown); None when no line opens a row."""
-    if not any(_ROW_OPEN.search(line) for line in lines):
+    if not any(_ROW_LINE.match(line) for line in lines):
         return None
     named = {" ".join(line.split()) for line in context.splitlines() if "|" in line}
     roles = [""] * len(lines)
     k = 0
     in_table = False
     while k < len(lines):
-        if _ROW_OPEN.search(lines[k]):
+        if _ROW_LINE.match(lines[k]):
             j = k
-            while j + 1 < len(lines) and not _ROW_END.search(lines[j]) and not _ROW_OPEN.search(lines[j + 1]):
+            while j + 1 < len(lines) and not _ROW_END.search(lines[j]) and not _ROW_LINE.match(lines[j + 1]):
                 j += 1
             cells = table_cells("\n".join(lines[k:j + 1]))
             head = " | ".join(cells) in named

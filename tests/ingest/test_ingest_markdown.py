@@ -526,3 +526,10 @@ def test_an_html_table_on_one_line_gives_one_row_a_tr(lib: Path) -> None:
              for u, c in units]
     assert shown == ["a=x — Description: True when V1 equals V2.", "a<x — Description: True when V1 is less.",
                      "Text after."]
+
+
+def test_a_sentence_naming_the_row_tag_is_no_row():
+    from engine.lang.tables import html_row_roles
+
+    assert html_row_roles(["Wrap each row in `<tr>` and each cell in `<td>`.", "Then close the table."], "") is None
+    assert html_row_roles(["<table><thead><tr><th>A</th></tr></thead></table>"], "")[0] == "row"
