@@ -1545,3 +1545,17 @@ def test_a_lead_in_closed_by_a_semicolon_brings_its_list():
     texts = [c.text for c in ask(lib, "The plastic does not stick to the bed, there are things that can be done?",
                                  k=1).claims]
     assert any("offset wizard" in t for t in texts) and any("alcohol" in t for t in texts), texts
+
+
+def test_a_how_to_answer_from_a_numbered_section_names_the_others():
+    page = ("# Flashing\n\n## 1. Download the firmware\n\nGet the bin file from the releases page.\n\n"
+            "## 2. Download the flasher\n\nGet the flasher tool for your system.\n\n"
+            "## 3. Flash the board\n\n- Connect the board by USB.\n- Click on Flash and wait for the end.\n\n"
+            "## Troubleshooting\n\nTry another cable.\n")
+    lib = FakeLibrary({"f.md": (meta("f"), page)})
+    a = ask(lib, "How do I flash the board by USB?", k=1)
+    assert any("Connect the board" in c.text for c in a.claims)
+    assert ("the page numbers its sections: 1. Download the firmware · 2. Download the flasher · 3. Flash the board "
+            "(this answer is from 3)") in a.notes
+    b = ask(lib, "Which cable should I try?", k=1)  # not a how-to question: no note
+    assert not any("numbers its sections" in n for n in b.notes)

@@ -14,7 +14,7 @@ from engine.answer.conflicts import table_header
 from engine.answer.scoring import Assessment, ScoredUnit, assess, states_condition
 from engine.answer.selection import PASSAGE_MARGIN, _choose, left_out
 from engine.answer.task import (
-    code_remedies, is_procedural, lead_ins, procedure_steps, section_rest, span, states_safety,
+    code_remedies, is_procedural, lead_ins, numbered_sections, procedure_steps, section_rest, span, states_safety,
 )
 from engine.answer.versions import MetaCache, VersionConflicts, find_version_conflicts
 from engine.config import Config
@@ -71,9 +71,12 @@ def compose_answer(question: str, result: SearchResult, library, config: Config,
     chosen = _choose(question, a, library, config)
     related = _conditions(a, chosen, question, library)
     _add_task_units(question, chosen, a, library, related, config)
+    steps_note = numbered_sections(chosen, library) if is_procedural(question) else ""
     meta = MetaCache(library)
     found = find_version_conflicts(a, chosen, library, rule, meta)
     claims, citations, numbers = _claims(result, chosen, related, found, meta)
+    if steps_note:
+        notes.append(steps_note)
     if a.unanswered:
         notes.append(f"not found in these documents: the {_names(a.unanswered)} asked for")
     unknown = _unknown_names(result)

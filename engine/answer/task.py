@@ -42,6 +42,9 @@
   ``answer.max_claims``) and not for a question naming a code (a list of error codes reads on into
   the next code's line): klipper-manuals 7.60 / .568, WLED 6.59 / .499, ZMK 6.40 / .434,
   Meshtastic 6.46 / .507, device-pdfs 4.47 / .565.
+  A how-to answer drawn from one of a page's numbered sections ("3. Flashing the firmware") notes
+  the numbered sections around it, in order (``numbered_sections``): the steps it does not read
+  out are named, not guessed at.
 - A question naming an error code gets the code's meaning with its remedy: the units that
   follow the one naming the code on the same line ("ERR_X: meaning. Remedy.").
 - A claim that announces what follows ("…issue the following command:", or a list's lead-in closed
@@ -65,7 +68,7 @@ from engine.lang.cues import announces, injection_reason, is_safety, refers_forw
 from engine.lang.units import SAFETY_ADMONITIONS, code_after
 
 __all__ = ["MAX_STEPS", "SHORT_SECTION", "code_remedies", "is_procedural", "is_safety", "lead_ins",
-           "procedure_steps", "section_rest", "span", "states_safety"]
+           "numbered_sections", "procedure_steps", "section_rest", "span", "states_safety"]
 
 MAX_STEPS = 15  # a longer list is a reference table, not a procedure to read out
 SHORT_SECTION = 6  # statements: a section this short is read on from the best claim (section_rest)
@@ -180,6 +183,35 @@ def section_rest(chosen: list[ScoredUnit], a: Assessment, library, room: int) ->
     have = {span(s) for s in chosen}
     after = [u for u in said if u.unit.char_start > best.unit.char_start and span(u) not in have]
     return [replace(u, rank=best.rank) for u in after[:room]]
+
+
+# a heading that numbers its section: "3. Flashing the firmware", "Step 2: Building the package", "1) Wiring"
+_NUMBERED = re.compile(r"\s*(?:step\s+)?(\d{1,2})\s*[.):]\s+\S", re.IGNORECASE)
+
+
+def numbered_sections(chosen: list[ScoredUnit], library) -> str:
+    """A note for a how-to answer drawn from one of a page's numbered sections ("3. Flashing the
+    firmware bin files"): the numbered sections around it, in order ("1. Downloading … · 2. … ·
+    3. …"), so the steps the answer does not read out are named; '' when its section is not one
+    of two or more sections numbered in sequence under the same heading."""
+    best = next((s for s in chosen if not s.flagged), None)
+    if best is None or not best.chunk.heading_path or not _NUMBERED.match(best.chunk.heading_path[-1]):
+        return ""
+    parent, here = best.chunk.heading_path[:-1], best.chunk.heading_path[-1]
+    titles = list(dict.fromkeys(c.heading_path[-1] for c in library.chunks_of(best.chunk.path)
+                                if len(c.heading_path) == len(parent) + 1 and c.heading_path[:-1] == parent))
+    run: list[str] = []  # the run of sections numbered in sequence that holds the answer's
+    for t in titles:
+        m = _NUMBERED.match(t)
+        if m and run and int(m.group(1)) == int(_NUMBERED.match(run[-1]).group(1)) + 1:
+            run.append(t)
+        elif here in run:
+            break
+        else:
+            run = [t] if m else []
+    if here not in run or len(run) < 2:
+        return ""
+    return f"the page numbers its sections: {' · '.join(run)} (this answer is from {here.split()[0].rstrip('.:)')})"
 
 
 def code_remedies(question: str, chosen: list[ScoredUnit], a: Assessment) -> list[ScoredUnit]:
