@@ -1559,3 +1559,6 @@ def test_a_how_to_answer_from_a_numbered_section_names_the_others():
             "(this answer is from 3)") in a.notes
     b = ask(lib, "Which cable should I try?", k=1)  # not a how-to question: no note
     assert not any("numbers its sections" in n for n in b.notes)
+    steps = page.replace("## 1. ", "## Step 1: ").replace("## 2. ", "## Step 2: ").replace("## 3. ", "## Step 3: ")
+    a = ask(FakeLibrary({"f.md": (meta("f"), steps)}), "How do I flash the board by USB?", k=1)
+    assert any(n.endswith("Step 3: Flash the board (this answer is from 3)") for n in a.notes), a.notes

@@ -211,7 +211,7 @@ def numbered_sections(chosen: list[ScoredUnit], library) -> str:
             run = [t] if m else []
     if here not in run or len(run) < 2:
         return ""
-    return f"the page numbers its sections: {' · '.join(run)} (this answer is from {here.split()[0].rstrip('.:)')})"
+    return f"the page numbers its sections: {' · '.join(run)} (this answer is from {_NUMBERED.match(here).group(1)})"
 
 
 def code_remedies(question: str, chosen: list[ScoredUnit], a: Assessment) -> list[ScoredUnit]:
