@@ -29,9 +29,9 @@
   -> 653 / 619 of ~1,195; a manual's lists near a how-to question are often another task's.
 - Any other question, unless it asks for an attribute (engine.answer.answertype) or names a code,
   gets what follows the best claim in its section, as far as the claims' cap allows, when the
-  section is short (``SHORT_SECTION`` statements or fewer, and not a list of defined fields): a troubleshooting entry's "**Problem**: the probe
-  deploys but won't move down" is followed by its "**Solution**: …", a symptom by its cause, a
-  setting by its consequence.
+  section is short (``SHORT_SECTION`` statements or fewer, and not a list of defined fields): a
+  troubleshooting entry's "**Problem**: the probe deploys but won't move down" is followed by its
+  "**Solution**: …", a symptom by its cause, a setting by its consequence.
   Measured (2026-12-07, train splits, claims per answer / share citing gold, for sections of at
   most 0 / 3 / 4 / 6 statements): klipper-manuals 7.48 / .562, 7.52 / .563, 7.61 / .569, 7.80 / .579;
   WLED 6.46 / .493, 6.49 / .493, 6.58 / .500, 6.90 / .523; ZMK 6.18 / .416, 6.31 / .427, 6.43 / .434,
@@ -104,10 +104,10 @@ def procedure_steps(chosen: list[ScoredUnit], a: Assessment, library) -> list[Sc
     instead, on the same bound, or ``READ_ON`` of them from the best claim on when there are more
     (``_read_on``). None for a longer list. Each step takes the best claim's rank, so the
     procedure reads as one in document order (engine.answer.compose orders claims by rank)."""
-    best = next((s for s in chosen if not s.flagged), None)
+    best = _best_claim(chosen)
     if best is None:
         return []
-    chunks = [c for c in library.chunks_of(best.chunk.path) if c.section_id == best.chunk.section_id]
+    chunks = _section_chunks(library, best.chunk)
     units = _assessed(a, chunks, best.rank)
     if any(refers_forward(u.unit.text) for u in units):
         following = [c for c in library.chunks_of(best.chunk.path) if c.ordinal > max(x.ordinal for x in chunks)]
@@ -141,6 +141,16 @@ def _defines(s: ScoredUnit) -> bool:
     return bool(_DEFINES.match(s.unit.text))
 
 
+def _best_claim(chosen: list[ScoredUnit]) -> ScoredUnit | None:
+    """The best claim the answer has: the first chosen unit that is no instruction to the system."""
+    return next((s for s in chosen if not s.flagged), None)
+
+
+def _section_chunks(library, chunk) -> list:
+    """The chunks of ``chunk``'s section, in document order."""
+    return [c for c in library.chunks_of(chunk.path) if c.section_id == chunk.section_id]
+
+
 def _assessed(a: Assessment, chunks, rank: int) -> list[ScoredUnit]:
     """The units of ``chunks`` in document order, as the assessment scored them where it did
     (else unscored, at ``rank``)."""
@@ -172,11 +182,10 @@ def section_rest(chosen: list[ScoredUnit], a: Assessment, library, room: int) ->
     """The statements after the best claim in its section (module docstring), when the section
     holds ``SHORT_SECTION`` statements or fewer, ``room`` at most (the claims' cap less those
     chosen); each takes the best claim's rank, so they read after it in document order."""
-    best = next((s for s in chosen if not s.flagged), None)
+    best = _best_claim(chosen)
     if best is None or room <= 0:
         return []
-    chunks = [c for c in library.chunks_of(best.chunk.path) if c.section_id == best.chunk.section_id]
-    said = [u for u in _once(_assessed(a, chunks, best.rank))
+    said = [u for u in _once(_assessed(a, _section_chunks(library, best.chunk), best.rank))
             if u.unit.kind in ("sentence", "list_item") and not u.flagged]
     if len(said) > SHORT_SECTION or _reference([u for u in said if u.unit.kind == "list_item"]):
         return []  # a long section, or a list of fields (the closest is the answer, not those after it)
@@ -194,7 +203,7 @@ def numbered_sections(chosen: list[ScoredUnit], library) -> str:
     firmware bin files"): the numbered sections around it, in order ("1. Downloading … · 2. … ·
     3. …"), so the steps the answer does not read out are named; '' when its section is not one
     of two or more sections numbered in sequence under the same heading."""
-    best = next((s for s in chosen if not s.flagged), None)
+    best = _best_claim(chosen)
     if best is None or not best.chunk.heading_path or not _NUMBERED.match(best.chunk.heading_path[-1]):
         return ""
     parent, here = best.chunk.heading_path[:-1], best.chunk.heading_path[-1]

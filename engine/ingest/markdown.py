@@ -59,8 +59,7 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], int, list[str]]:
     first = text.split("\n", 1)[0].rstrip("\r")
     if first.rstrip() != "---":
         return {}, 0, []
-    body_from = len(text.split("\n", 1)[0]) + 1
-    m = _FRONT_END.search(text, body_from)
+    body_from, m = _front_bounds(text)
     if not m:
         return {}, 0, ["front matter: no closing '---'; read as Markdown"]
     raw = text[body_from:m.start()]
@@ -85,6 +84,13 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], int, list[str]]:
     return {str(k): v for k, v in data.items()}, end, []
 
 
+def _front_bounds(text: str) -> tuple[int, re.Match | None]:
+    """Where the front matter's YAML starts (the line after the opening ``---``) and the match of
+    its closing line (None: it is not closed)."""
+    start = len(text.split("\n", 1)[0]) + 1
+    return start, _FRONT_END.search(text, start)
+
+
 def front_matter_records(text: str, b: BlockBuilder, starts: list[int], title: object = None) -> None:
     """The records a static site's layout prints from the front matter, as blocks: a list of
     entries under a key that is not the page's metadata (Marlin's G-code pages keep their
@@ -95,8 +101,7 @@ def front_matter_records(text: str, b: BlockBuilder, starts: list[int], title: o
     single value (``description: …``, ``sidebar_position: 3``) is metadata. The records are under
     the page's ``title`` ("Filament Change > parameters"), as the site prints them; their headings
     close where the front matter ends: the body's first lines are under no heading of them."""
-    first = text.find("\n") + 1
-    end = _FRONT_END.search(text, first)
+    first, end = _front_bounds(text)
     try:
         root = yaml.compose(text[first:end.start()], Loader=_LimitedLoader) if end else None
     except (yaml.YAMLError, FrontMatterError, RecursionError):

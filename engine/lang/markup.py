@@ -4,8 +4,9 @@ lines) and MDX's module statements (``import Tabs from "@theme/Tabs";``, an ``ex
 OsTabs = (props) => (…);`` over many lines, blank ones too), and the template markup of a Jekyll
 site: its Liquid tags (``{% include boards.md %}``, ``{% alert warning %}``) and kramdown's
 attribute lists (``[Releases](//github.com/…){:target="_blank"}``, ``{:.pretty-list}`` over a
-table) and extension tags (``{::options parse_block_html="true" /}``). The Markdown reader makes no block of them (engine.ingest.markdown), and no answer unit is
-cut from them (engine.lang.units). Docusaurus manuals (``.mdx``) carry the first two."""
+table) and extension tags (``{::options parse_block_html="true" /}``). The Markdown reader makes
+no block of them (engine.ingest.markdown), and no answer unit is cut from them
+(engine.lang.units). Docusaurus manuals (``.mdx``) carry the first two."""
 
 from __future__ import annotations
 

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from html.parser import HTMLParser
 
-from engine.lang.text import strip_span
+from engine.lang.text import line_starts, strip_span
 
 _LIST_ROW = re.compile(r"[ \t]*\*[ \t]+-(?:[ \t]+|$)")  # a list-table row's first line: "* - 3"
 _LIST_CELL = re.compile(r"[ \t]*-(?:[ \t]+|$)")  # its next cells: "  - Pylontech TX"
@@ -139,7 +139,7 @@ class _Rows(HTMLParser):
     def __init__(self, text: str):
         super().__init__(convert_charrefs=True)
         self.text = text
-        self.starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+        self.starts = line_starts(text)
         self.rows: list[HtmlRow] = []
         self.depth = 0  # tables open
         self.row: list | None = None  # [start, cells, all th, in thead]
@@ -192,6 +192,12 @@ class _Rows(HTMLParser):
             self.row[1][-1] += f" {data}"
 
 
+def context_headers(context: str) -> set[str]:
+    """The header rows a chunk's context carries for its tables' rows (the lines with a pipe), each
+    its words one space apart."""
+    return {" ".join(line.split()) for line in context.splitlines() if "|" in line}
+
+
 def is_html_row(row: str) -> bool:
     """Is ``row`` an HTML table's row (it opens with ``<tr>``, ``<td>`` or ``<th>``)?"""
     return bool(_HTML_ROW.match(row))
@@ -216,7 +222,7 @@ def html_rows_in_line(text: str, start: int, end: int, context: str) -> list[tup
     opens = [m.start() for m in _ROW_OPEN.finditer(text, start, end)]
     if len(opens) < 2:
         return [strip_span(text, start, end)] if end > start else []
-    named = {" ".join(line.split()) for line in context.splitlines() if "|" in line}
+    named = context_headers(context)
     out = []
     for a, z in zip(opens, opens[1:] + [end]):
         a, z = strip_span(text, a, z)
@@ -234,7 +240,7 @@ def html_row_roles(lines: Sequence[str], context: str) -> list[str] | None:
     rest (Markdown); None when no line opens a row."""
     if not any(_ROW_LINE.match(line) for line in lines):
         return None
-    named = {" ".join(line.split()) for line in context.splitlines() if "|" in line}
+    named = context_headers(context)
     roles = [""] * len(lines)
     k = 0
     in_table = False

@@ -19,7 +19,7 @@ from engine.lang.cues import is_safety_label
 from engine.lang.markup import LIQUID_END_TAG, LIQUID_TAG, module_lines, opens_with_tag, visible_lines, without_hidden_tags
 from engine.lang.records import record_roles
 from engine.lang.rst import ADORNMENT, line_roles, title_text
-from engine.lang.tables import html_row_roles, html_rows_in_line
+from engine.lang.tables import context_headers, html_row_roles, html_rows_in_line
 from engine.lang.text import sentence_spans, strip_span
 from engine.types import Chunk
 
@@ -568,7 +568,7 @@ def header_rows(lines: Sequence[str], rows: set[int], context: str) -> set[int]:
     statement: the line above a ``|---|`` rule, or a row the chunk's context names as the header
     of its table (HTML, PDF: the rows below it carry it). Each row is embedded and shown with its
     header (engine.answer.units, engine.render), so the header says nothing of its own."""
-    named = {" ".join(line.split()) for line in context.splitlines() if "|" in line}
+    named = context_headers(context)
     out: set[int] = set()
     for k, line in enumerate(lines):
         if "|" not in line or _TABLE_RULE.match(line):

@@ -6,8 +6,8 @@ that some document is about, retrieval adds one more ranking to the fusion: the
 candidates from documents about that device, in fused order; and the order stage puts the
 passages of documents about *other* devices only after the rest. A question that names no code but
 a product by a name a few titles give it, titles that name no code ("the Octopus"), has the passages
-of documents about devices whose titles do not name it put after the rest the same way. Documents about no device
-(a library reference that holds for every board, a general safety page) are not outranked;
+of documents about devices whose titles do not name it put after the rest the same way. Documents
+about no device (a library reference that holds for every board, a general safety page) are not outranked;
 documents about other devices are not excluded either (that is what the eligibility filter is
 for), only outranked.
 """
