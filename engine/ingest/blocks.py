@@ -24,6 +24,17 @@ class Parsed:
     page_starts: tuple[int, ...] = ()
     warnings: list[str] = field(default_factory=list)
 
+    @property
+    def title_heading(self) -> str:
+        """The first heading when it titles the document: a top-level one ("# Pump manual", a text's
+        underlined first line), or one no later heading is of its level or above. A page whose first
+        heading is one of its sections ("## Wi-Fi", then "## MQTT": a static site's page titled by
+        its file name) has none."""
+        levels = [b.level for b in self.blocks if b.kind == "heading"]
+        if not levels or (levels[0] > 1 and min(levels[1:], default=levels[0] + 1) <= levels[0]):
+            return ""
+        return self.first_heading
+
 
 class BlockBuilder:
     """Appends blocks in document order, tracking the heading path and group ids."""

@@ -44,7 +44,7 @@ CountTokens = Callable[[str], int]
 
 # Recorded in each index manifest: bump it when the rules above change what chunks come out,
 # so an index built by older rules asks to be rebuilt instead of mixing two chunkings.
-CHUNKER_VERSION = "44"  # 3: code cut between lines; CJK chapter lines in Markdown are headings
+CHUNKER_VERSION = "45"  # 3: code cut between lines; CJK chapter lines in Markdown are headings
 # 4: long paragraphs cut by the one sentence splitter (engine.lang.text): no cut before a lower-case
 #    word or a digit (2 of 10,579 chunks of the shared dev corpora start elsewhere)
 # 5: a PDF page in two columns reads left column then right (engine.ingest.pdf.reading_order);
@@ -109,6 +109,8 @@ CHUNKER_VERSION = "44"  # 3: code cut between lines; CJK chapter lines in Markdo
 # 43: a static site's front matter records are blocks (engine.ingest.markdown.front_matter_records); a
 #     section ends where the heading path changes with no heading
 # 44: an HTML table's rows in a Markdown file are table rows with their header (engine.lang.tables)
+# 45: a document's title is its first heading only where that heads the page (a top-level one, or none
+#     after it of its level or above), else its file name (engine.ingest.blocks.Parsed.title_heading)
 
 UNMARKED_HEADINGS = frozenset({"pdf", "html", "text"})  # formats whose text does not mark headings up
 

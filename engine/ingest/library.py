@@ -195,7 +195,7 @@ def _finish(rel: str, sha: str, fmt: Format, parsed: Parsed,
                   "pdf": "no extractable text: scanned? OCR is not supported"}.get(fmt, "no text")
         return IngestIssue(rel, reason)
     meta, problems = build_meta(rel, parsed.meta, sidecar.values_for(rel),
-                                first_heading=parsed.first_heading, text=parsed.text)
+                                first_heading=parsed.title_heading, text=parsed.text)
     warnings += [IngestIssue(rel, p, "warning") for p in problems]
     doc = Document(path=rel, sha256=sha, format=fmt, meta=meta, text=parsed.text,
                    page_starts=parsed.page_starts)

@@ -1,7 +1,8 @@
 """Document metadata: what a manual says about itself, merged in a fixed order.
 
 Lowest to highest priority:
-  1. defaults (doc_id = path without extension, title = first heading or file stem,
+  1. defaults (doc_id = path without extension, title = the heading that heads the whole
+     document (engine.ingest.blocks.Parsed.title_heading) or the file's name,
      version "1", status active, language detected from the text),
   2. the library's sidecar ``fieldqa.toml`` (``[[documents]]`` tables with a ``glob``),
      for files that cannot carry their own metadata,
@@ -100,6 +101,13 @@ def default_doc_id(rel_path: str) -> str:
     return re.sub(r"-*/-*", "/", slug) or "document"
 
 
+def file_title(rel_path: str) -> str:
+    """A title from the file's name, as a static site prints one for a page with no title of its
+    own: "Getting-Started.md" -> "Getting Started", "power_calibration" -> "power calibration"."""
+    stem = PurePosixPath(rel_path).stem
+    return " ".join(re.split(r"[-_\s]+", stem)).strip() or stem
+
+
 def build_meta(
     rel_path: str,
     own: Mapping[str, Any],
@@ -126,7 +134,7 @@ def build_meta(
                                     f"until {key} is fixed")
                 else:
                     warnings.append(f"{source}: {key}: {e}; ignored")
-    title = merged.get("title") or first_heading.strip() or PurePosixPath(rel_path).stem
+    title = merged.get("title") or first_heading.strip() or file_title(rel_path)
     meta = DocumentMeta(
         doc_id=merged.get("doc_id") or default_doc_id(rel_path),
         title=title,

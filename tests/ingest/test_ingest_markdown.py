@@ -533,3 +533,15 @@ def test_a_sentence_naming_the_row_tag_is_no_row():
 
     assert html_row_roles(["Wrap each row in `<tr>` and each cell in `<td>`.", "Then close the table."], "") is None
     assert html_row_roles(["<table><thead><tr><th>A</th></tr></thead></table>"], "")[0] == "row"
+
+
+def test_title_is_a_heading_that_heads_the_page_else_the_file_name(tmp_path: Path) -> None:
+    # a static site's page titled by its file name: its first heading is one of its sections
+    sections = "description: Tasmota FAQ\n\n## Wi-Fi\n\nJoin the AP.\n\n## MQTT\n\nSet the broker.\n"
+    assert chunks_of(tmp_path, "FAQ.md", sections)[0].meta.title == "FAQ"
+    assert chunks_of(tmp_path, "Getting-Started.md", sections)[0].meta.title == "Getting Started"
+    # a sole heading above its subsections, or a top-level one, titles the page
+    sole = "## Pump care\n\n### Seals\n\nReplace yearly.\n\n### Belts\n\nCheck tension.\n"
+    assert chunks_of(tmp_path, "care.md", sole)[0].meta.title == "Pump care"
+    tops = "# Pump care\n\nIntro.\n\n# Seals\n\nReplace yearly.\n"
+    assert chunks_of(tmp_path, "care2.md", tops)[0].meta.title == "Pump care"
