@@ -31,9 +31,10 @@ class Parsed:
         heading is one of its sections ("## Wi-Fi", then "## MQTT": a static site's page titled by
         its file name) has none."""
         levels = [b.level for b in self.blocks if b.kind == "heading"]
-        if not levels or (levels[0] > 1 and min(levels[1:], default=levels[0] + 1) <= levels[0]):
+        if not levels:
             return ""
-        return self.first_heading
+        first, later = levels[0], levels[1:]
+        return self.first_heading if first == 1 or all(level > first for level in later) else ""
 
 
 class BlockBuilder:

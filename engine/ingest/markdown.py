@@ -35,7 +35,7 @@ A fair test refits both on the new paths, with the cross-fitted query encoders
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 from markdown_it import MarkdownIt
@@ -54,21 +54,32 @@ _FRONT_END = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.M)
 _MD = MarkdownIt("commonmark").enable("table")
 
 
-def split_front_matter(text: str) -> tuple[dict[str, Any], int, list[str]]:
-    """(values, offset where the body starts, warnings). No front matter: ({}, 0, [])."""
+class FrontMatter(NamedTuple):
+    values: dict[str, Any]
+    body_start: int  # offset where the body starts
+    warnings: list[str]
+    node: yaml.Node | None = None  # the YAML as composed (its marks give the records' lines)
+    start: int = 0  # offset of the YAML's first line
+
+
+def split_front_matter(text: str) -> FrontMatter:
+    """The front matter's values, where the body starts, warnings and the composed YAML. No front
+    matter: ({}, 0, [])."""
     first = text.split("\n", 1)[0].rstrip("\r")
     if first.rstrip() != "---":
-        return {}, 0, []
+        return FrontMatter({}, 0, [])
     body_from, m = _front_bounds(text)
     if not m:
-        return {}, 0, ["front matter: no closing '---'; read as Markdown"]
+        return FrontMatter({}, 0, ["front matter: no closing '---'; read as Markdown"])
     raw = text[body_from:m.start()]
     end = text.find("\n", m.end())
     end = len(text) if end == -1 else end + 1
     if len(raw) > MAX_FRONT_MATTER_CHARS:
         raise FrontMatterError(f"front matter longer than {MAX_FRONT_MATTER_CHARS} characters")
+    loader = _LimitedLoader(raw)  # a SafeLoader with limits
     try:
-        data = yaml.load(raw, Loader=_LimitedLoader)  # noqa: S506 - a SafeLoader with limits
+        node = loader.get_single_node()
+        data = None if node is None else loader.construct_document(node)
     except FrontMatterError:
         raise
     except yaml.YAMLError as e:
@@ -77,11 +88,13 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], int, list[str]]:
         raise FrontMatterError("front matter nested too deeply") from None
     except (ValueError, TypeError, OverflowError) as e:  # e.g. date: 2026-02-30
         raise FrontMatterError(f"front matter has an impossible value ({_one_line(e)})") from None
+    finally:
+        loader.dispose()
     if data is None:
-        return {}, end, []
+        return FrontMatter({}, end, [])
     if not isinstance(data, dict):
-        return {}, end, [f"front matter is a {type(data).__name__}, not a mapping; ignored"]
-    return {str(k): v for k, v in data.items()}, end, []
+        return FrontMatter({}, end, [f"front matter is a {type(data).__name__}, not a mapping; ignored"])
+    return FrontMatter({str(k): v for k, v in data.items()}, end, [], node, body_from)
 
 
 def _front_bounds(text: str) -> tuple[int, re.Match | None]:
@@ -91,7 +104,7 @@ def _front_bounds(text: str) -> tuple[int, re.Match | None]:
     return start, _FRONT_END.search(text, start)
 
 
-def front_matter_records(text: str, b: BlockBuilder, starts: list[int], title: object = None) -> None:
+def front_matter_records(text: str, front: FrontMatter, b: BlockBuilder, starts: list[int]) -> None:
     """The records a static site's layout prints from the front matter, as blocks: a list of
     entries under a key that is not the page's metadata (Marlin's G-code pages keep their
     ``parameters:``, ``notes:`` and ``examples:`` there: ``- tag: S`` / ``description: Timeout
@@ -101,14 +114,10 @@ def front_matter_records(text: str, b: BlockBuilder, starts: list[int], title: o
     single value (``description: …``, ``sidebar_position: 3``) is metadata. The records are under
     the page's ``title`` ("Filament Change > parameters"), as the site prints them; their headings
     close where the front matter ends: the body's first lines are under no heading of them."""
-    first, end = _front_bounds(text)
-    try:
-        root = yaml.compose(text[first:end.start()], Loader=_LimitedLoader) if end else None
-    except (yaml.YAMLError, FrontMatterError, RecursionError):
-        return  # split_front_matter read it: never here
+    root, title = front.node, front.values.get("title")
     if not isinstance(root, yaml.MappingNode):
         return
-    line0 = text.count("\n", 0, first)  # 0-based line of the front matter's first line
+    line0 = text.count("\n", 0, front.start)  # 0-based line of the front matter's first line
     first_heading = b.first_heading
     b.root(title if isinstance(title, str) else "")
     for key, value in root.value:
@@ -257,11 +266,12 @@ def _shows_text(inline: Token) -> bool:
 
 
 def parse_markdown(text: str) -> Parsed:
-    meta, body_start, warnings = split_front_matter(text)
+    front = split_front_matter(text)
+    meta, body_start, warnings = front.values, front.body_start, front.warnings
     tokens = _MD.parse(text[body_start:])
     walk = _Walk(text, line0=text.count("\n", 0, body_start))  # lines taken by the front matter
     if meta:
-        front_matter_records(text, walk.b, walk.starts, meta.get("title"))
+        front_matter_records(text, front, walk.b, walk.starts)
     walk.run(tokens)
     if len(tokens) and _nesting_overflow(tokens):
         warnings.append("lists or quotes nested deeper than the parser follows; the deepest levels are plain text")

@@ -105,7 +105,7 @@ def file_title(rel_path: str) -> str:
     """A title from the file's name, as a static site prints one for a page with no title of its
     own: "Getting-Started.md" -> "Getting Started", "power_calibration" -> "power calibration"."""
     stem = PurePosixPath(rel_path).stem
-    return " ".join(re.split(r"[-_\s]+", stem)).strip() or stem
+    return re.sub(r"[-_\s]+", " ", stem).strip() or stem
 
 
 def build_meta(
