@@ -127,7 +127,12 @@ class RetrievalConfig:
         "share of the question's terms the index holds (near 0 for a question in another language than "
         "the manuals: its lexical list is noise then); 0 = plain RRF. 0.5, chosen on the train splits "
         "(hybrid R@1 plain -> 0.5: klipper-manuals .568 -> .600, piaf-fr .703 -> .713, cmrc-zh and "
-        "drcd-zh-hant unchanged; the power rule sight**1 lost drcd-zh-hant .835 -> .785).", 0.5, range=(0.0, 1.0))
+        "drcd-zh-hant unchanged; the power rule sight**1 lost drcd-zh-hant .835 -> .785). Not shipped "
+        "(2026-12-07): a lower weight still for a question in another language than the vector branch's "
+        "first ten passages (min(1, sight / k) at k = .75 to 5, that to the power 2 or 3, or 0): over the "
+        "236 cross-lingual questions of six manual sets' train splits hybrid R@1 goes .623 -> .631 at best "
+        "(power 3: two questions; vector alone .631), the six sets' mean .658 -> .662: too little to fit on.",
+        0.5, range=(0.0, 1.0))
     fused_window: int = doc("How many fused candidates survive fusion.", 50, range=(1, 100_000))
     rerank: bool = doc(
         "Run the cross-encoder stage. Off by default: the shipped fieldqa-reranker lifts multi-dev R@1 "

@@ -22,6 +22,7 @@ from typing import Any
 from engine.lang.markup import without_hidden_tags
 from engine.lang.records import record_cells
 from engine.lang.tables import table_cells
+from engine.lang.text import headings_under
 from engine.safety import terminal_safe
 from engine.types import Answer, Citation, Claim, Conflict, ConflictSide, Trace
 
@@ -134,17 +135,6 @@ def _inline_markup_read(text: str) -> str:
     plain[-1] = _unpaired(_MD_EMPHASIS_CLOSED, plain[-1])
     plain = [html.unescape(p) for p in plain]  # "&#x3C;" reads "<", as Markdown renders it (not in code)
     return "".join(p + c for p, c in zip(plain, code + [""])).strip() or text
-
-
-def headings_under(title: str, heading_path: Sequence[str]) -> tuple[str, ...]:
-    """The heading path as shown after its document's title: a first heading that only repeats
-    the title (a Markdown page's ``# Title``, the PDF's title line) is left out, so a source reads
-    "Hydra-400 Pump — Service Manual — … — Error codes > ERR_SEAL_PRESSURE", the title once. The
-    chunk keeps its whole path (JSON and the trace show it)."""
-    path = tuple(heading_path)
-    if path and title and " ".join(path[0].split()).casefold() == " ".join(title.split()).casefold():
-        return path[1:]
-    return path
 
 
 def citation_line(c: Citation) -> str:

@@ -23,7 +23,8 @@ Rules, in order:
      ``overlap_tokens`` of overlap between consecutive pieces; every piece keeps its heading path.
 
 Every chunk's ``text`` is exactly ``doc.text[char_start:char_end]``. ``context`` is the
-heading path joined with " > ", plus a table's caption and header row on the next line.
+heading path under the document's title (``read_path``), joined with " > ", plus a table's
+caption and header row on the next line.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from typing import Callable, Sequence
 from engine.config import ChunkingConfig
 from engine.lang.language import detect_language
 from engine.lang.rst import ADORNMENT, title_text
-from engine.lang.text import approx_token_count, sentence_spans, word_spans
+from engine.lang.text import approx_token_count, headings_under, sentence_spans, word_spans
 from engine.lang.units import FENCE
 from engine.types import Block, Chunk, ChunkKind, Document
 
@@ -44,7 +45,7 @@ CountTokens = Callable[[str], int]
 
 # Recorded in each index manifest: bump it when the rules above change what chunks come out,
 # so an index built by older rules asks to be rebuilt instead of mixing two chunkings.
-CHUNKER_VERSION = "45"  # 3: code cut between lines; CJK chapter lines in Markdown are headings
+CHUNKER_VERSION = "46"  # 3: code cut between lines; CJK chapter lines in Markdown are headings
 # 4: long paragraphs cut by the one sentence splitter (engine.lang.text): no cut before a lower-case
 #    word or a digit (2 of 10,579 chunks of the shared dev corpora start elsewhere)
 # 5: a PDF page in two columns reads left column then right (engine.ingest.pdf.reading_order);
@@ -111,6 +112,8 @@ CHUNKER_VERSION = "45"  # 3: code cut between lines; CJK chapter lines in Markdo
 # 44: an HTML table's rows in a Markdown file are table rows with their header (engine.lang.tables)
 # 45: a document's title is its first heading only where that heads the page (a top-level one, or none
 #     after it of its level or above), else its file name (engine.ingest.blocks.Parsed.title_heading)
+# 46: the context reads the heading path under the document's title where its first heading is not
+#     the title (read_path): a static site's page titled in its front matter, a page with no heading
 
 UNMARKED_HEADINGS = frozenset({"pdf", "html", "text"})  # formats whose text does not mark headings up
 
@@ -160,6 +163,18 @@ def tokenizer_counter(tokenizer) -> CountTokens:
 def approx_counter() -> CountTokens:
     """Tokenizer-free estimate for tests and for the CLI before the model is built."""
     return approx_token_count
+
+
+def read_path(title: str, heading_path: tuple[str, ...]) -> tuple[str, ...]:
+    """The heading path as both branches read it (a chunk's context): under its document's title,
+    so that a static site's pages, titled in their front matter and each with a "Kconfig" or
+    "Overview" section, are told apart ("Bluetooth Configuration > Kconfig"); as it is where its
+    first heading already is the title (a Markdown page's ``# Title``). The chunk's own
+    ``heading_path``, what a source shows after the title, stays as the document has it."""
+    title = " ".join(title.split())
+    if not title or len(headings_under(title, heading_path)) < len(heading_path):
+        return heading_path
+    return (title, *heading_path)
 
 
 def chunk_document(doc: Document, blocks: Sequence[Block], count_tokens: CountTokens,
@@ -390,7 +405,8 @@ class _Chunker:
         for b in content:
             if b.kind == "table_row" and b.context and b.context not in extra:
                 extra.append(b.context)
-        context = "\n".join([" > ".join(path)] + extra) if path or extra else ""
+        read = read_path(doc.meta.title, path)
+        context = "\n".join([" > ".join(read)] + extra) if read or extra else ""
         text = self.text[start:end]
         page = bisect.bisect_right(doc.page_starts, start) if doc.page_starts else None
         end_page = bisect.bisect_right(doc.page_starts, max(start, end - 1)) if doc.page_starts else None

@@ -9,6 +9,7 @@ from __future__ import annotations
 import bisect
 import re
 import unicodedata
+from collections.abc import Sequence
 
 _SENTENCE_END = re.compile(
     r"""(?:[.!?]+["'»”’)\]*]*\s+)   # Latin end mark, closing quotes or emphasis, then whitespace
@@ -24,6 +25,17 @@ def wide(ch: str) -> bool:
     """A wide character (Chinese, Japanese, Korean, full-width forms): set a whole em wide, and
     written with no spaces between words."""
     return unicodedata.east_asian_width(ch) in "WF"
+
+
+def headings_under(title: str, heading_path: Sequence[str]) -> tuple[str, ...]:
+    """The heading path below its document's title: a first heading that only repeats the title
+    (a Markdown page's ``# Title``, a PDF's title line; case and runs of whitespace aside) left out.
+    A source shows it after the title (engine.render), "Hydra-400 Pump — Service Manual — … — Error
+    codes > ERR_SEAL_PRESSURE", the title once; the chunk keeps its whole path."""
+    path = tuple(heading_path)
+    if path and title and " ".join(path[0].split()).casefold() == " ".join(title.split()).casefold():
+        return path[1:]
+    return path
 
 
 def line_starts(text: str) -> list[int]:

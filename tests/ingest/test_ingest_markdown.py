@@ -67,7 +67,9 @@ def test_table_chunk_carries_header_units_and_caption(lib: Path) -> None:
     assert "| Impeller nut | M16 | 38 |" in table.text
     assert "Table 3 — Tightening torques (dry threads)" in table.context
     assert "| Fastener | Size | Torque (N·m) |" in table.context
-    assert table.context.startswith("Pump X > Torques\n")
+    # under the front matter's title, which the page's first heading does not repeat
+    assert table.context.startswith("Pump X manual > Pump X > Torques\n")
+    assert table.heading_path == ("Pump X", "Torques")
 
 
 def test_table_rows_split_over_chunks_each_keep_header_and_caption(lib: Path) -> None:
@@ -545,3 +547,21 @@ def test_title_is_a_heading_that_heads_the_page_else_the_file_name(tmp_path: Pat
     assert chunks_of(tmp_path, "care.md", sole)[0].meta.title == "Pump care"
     tops = "# Pump care\n\nIntro.\n\n# Seals\n\nReplace yearly.\n"
     assert chunks_of(tmp_path, "care2.md", tops)[0].meta.title == "Pump care"
+
+
+def test_context_reads_the_heading_path_under_the_document_title(tmp_path: Path) -> None:
+    # two pages titled in their front matter, each with a "Kconfig" section: the context tells them apart
+    page = "---\ntitle: {}\n---\n\nSee the overview.\n\n## Kconfig\n\n| Option | Default |\n|---|---|\n| `{}` | n |\n"
+    _, bt = chunks_of(tmp_path, "bluetooth.md", page.format("Bluetooth Configuration", "CONFIG_BT"))
+    _, bat = chunks_of(tmp_path, "battery.md", page.format("Battery  Configuration", "CONFIG_BAT"))
+    rows = [next(c for c in chunks if c.heading_path == ("Kconfig",)) for chunks in (bt, bat)]
+    assert [r.context.split("\n")[0] for r in rows] == ["Bluetooth Configuration > Kconfig",
+                                                          "Battery Configuration > Kconfig"]
+    assert "| Option | Default |" in rows[0].context  # the table's header still on the next line
+    assert bt[0].heading_path == () and bt[0].context == "Bluetooth Configuration"  # text before any heading
+    # a first heading that is the title is not read twice (case and spacing aside)
+    _, h1 = chunks_of(tmp_path, "seals.md", "---\ntitle: Seal care\n---\n# Seal  CARE\n\n## Seals\n\nReplace yearly.\n")
+    assert h1[-1].context == "Seal CARE > Seals" and h1[-1].heading_path == ("Seal CARE", "Seals")
+    # a page with no title of its own reads under its file's name, as its site shows it
+    _, named = chunks_of(tmp_path, "Getting-Started.md", "## Wi-Fi\n\nJoin the AP.\n\n## MQTT\n\nSet the broker.\n")
+    assert [c.context for c in named] == ["Getting Started > Wi-Fi", "Getting Started > MQTT"]
