@@ -19,7 +19,7 @@ import re
 from datetime import date as Date
 from typing import Any
 
-from engine.lang.markup import without_hidden_tags
+from engine.lang.markup import read_shortcodes, without_hidden_tags
 from engine.lang.records import record_cells
 from engine.lang.tables import table_cells
 from engine.lang.text import headings_under
@@ -130,7 +130,7 @@ def _inline_markup_read(text: str) -> str:
     shown = re.sub(r"\s+", " ", _MD_LINK.sub(r"\1", _MD_IMAGE.sub("", without_hidden_tags(text)))).strip()
     # a sentence wrapped and indented reads as one line; emphasis outside code spans reads as its words
     parts = _MD_CODE_SPAN.split(shown)  # text, code span, its ticks, text, ...
-    plain, code = [_MD_EMPHASIS.sub(r"\2", p) for p in parts[::3]], parts[1::3]
+    plain, code = [_MD_EMPHASIS.sub(r"\2", read_shortcodes(p)) for p in parts[::3]], parts[1::3]
     plain[0] = _unpaired(_MD_EMPHASIS_OPENED, plain[0])
     plain[-1] = _unpaired(_MD_EMPHASIS_CLOSED, plain[-1])
     plain = [html.unescape(p) for p in plain]  # "&#x3C;" reads "<", as Markdown renders it (not in code)

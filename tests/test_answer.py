@@ -1155,6 +1155,20 @@ Close the valve.
 """
 
 
+def test_a_line_of_emoji_shortcodes_only_is_no_claim(tmp_path, write_library, open_library):
+    from engine.lang.markup import read_shortcodes
+
+    page = ("# PZEM\n\n## Wiring\n\n:warning: :warning: :material-flash:  \n**Remove power from the PZEM first!**  \n"
+            ":warning: :warning:\n\nThen connect TX to GPIO3.\n")
+    lib = open_library(write_library(tmp_path / "lib", {"pzem.md": page}))
+    lib.build()
+    units = [u.text for c in lib.all_chunks() for u in split_units(c)]
+    assert any("Remove power from the PZEM first!" in t for t in units)
+    assert "Then connect TX to GPIO3." in units
+    # no unit of shortcodes alone: shown, it would be a claim of nothing but "⚠️ ⚠️"
+    assert all(any(ch.isalnum() for ch in read_shortcodes(t)) for t in units), units
+
+
 def test_a_jekyll_sites_template_markup_is_no_claim_and_its_liquid_alert_is_an_admonition(
         tmp_path, write_library, open_library):
     from engine.render import _inline_markup_read

@@ -145,6 +145,22 @@ def test_a_claim_shows_markdown_links_as_their_text_but_keeps_its_verbatim_span(
     assert "If so, calibrate the z_offset again with care. [1]" in render_text(_answer(text, trace=None))
 
 
+def test_a_claim_shows_emoji_shortcodes_as_their_emoji_and_icons_as_nothing():
+    from engine.render import claim_display
+
+    def shown(text):
+        return claim_display(Claim(text=text, citation=1, char_start=0, char_end=len(text)))
+
+    # as MkDocs (pymdownx.emoji) renders a Tasmota table cell; the claim's text stays the source's
+    cell = "`99` = reset bootcount<BR>:warning: For `reset 1`, power-cycle the device :material-cpu-32-bit:"
+    assert shown(cell) == "`99` = reset bootcount ⚠️ For `reset 1`, power-cycle the device"
+    assert shown(":rotating_light: **WARNING** Not on ESP8266! :+1:") == "🚨 WARNING Not on ESP8266! 👍"
+    # times, ratios, scopes, a reST role, an unknown name and a code span keep their colons
+    for kept in ("Start at 10:30:00, ratio 1:2:3.", "Use std::vector::size.", "See :ref:`wiring`.",
+                 "Not :no_such_emoji_name: here.", "Type `:warning:` to get it."):
+        assert shown(kept) == kept
+
+
 def test_the_trace_says_which_names_no_eligible_passage_mentions():
     from engine.render import trace_to_dict
     from engine.types import Trace

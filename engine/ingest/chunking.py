@@ -45,7 +45,7 @@ CountTokens = Callable[[str], int]
 
 # Recorded in each index manifest: bump it when the rules above change what chunks come out,
 # so an index built by older rules asks to be rebuilt instead of mixing two chunkings.
-CHUNKER_VERSION = "46"  # 3: code cut between lines; CJK chapter lines in Markdown are headings
+CHUNKER_VERSION = "47"  # 3: code cut between lines; CJK chapter lines in Markdown are headings
 # 4: long paragraphs cut by the one sentence splitter (engine.lang.text): no cut before a lower-case
 #    word or a digit (2 of 10,579 chunks of the shared dev corpora start elsewhere)
 # 5: a PDF page in two columns reads left column then right (engine.ingest.pdf.reading_order);
@@ -114,6 +114,8 @@ CHUNKER_VERSION = "46"  # 3: code cut between lines; CJK chapter lines in Markdo
 #     after it of its level or above), else its file name (engine.ingest.blocks.Parsed.title_heading)
 # 46: the context reads the heading path under the document's title where its first heading is not
 #     the title (read_path): a static site's page titled in its front matter, a page with no heading
+# 47: a Markdown heading reads its emoji shortcodes as their emoji and MkDocs Material's icons as nothing
+#     (engine.lang.markup.read_shortcodes)
 
 UNMARKED_HEADINGS = frozenset({"pdf", "html", "text"})  # formats whose text does not mark headings up
 

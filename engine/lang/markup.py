@@ -6,15 +6,26 @@ site: its Liquid tags (``{% include boards.md %}``, ``{% alert warning %}``) and
 attribute lists (``[Releases](//github.com/…){:target="_blank"}``, ``{:.pretty-list}`` over a
 table) and extension tags (``{::options parse_block_html="true" /}``). The Markdown reader makes
 no block of them (engine.ingest.markdown), and no answer unit is cut from them
-(engine.lang.units). Docusaurus manuals (``.mdx``) carry the first two."""
+(engine.lang.units). Docusaurus manuals (``.mdx``) carry the first two.
+
+Emoji shortcodes (``:warning:``, pymdownx.emoji in MkDocs; GitHub's too) read as the emoji a page
+shows (``read_shortcodes``, the names the ``emoji`` package knows), and MkDocs Material's icons
+(``:material-cpu-32-bit:``, ``:fontawesome-brands-linux:``, ``:octicons-…:``, ``:simple-…:``),
+which draw no character, as nothing: in a heading and in a claim as shown, never in the text a
+chunk cites."""
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["LIQUID_END_TAG", "LIQUID_TAG", "hidden_inline_tag", "module_end", "module_lines", "opens_with_tag", "visible_lines",
-           "without_hidden_tags"]
+import emoji
 
+__all__ = ["LIQUID_END_TAG", "LIQUID_TAG", "hidden_inline_tag", "module_end", "module_lines", "opens_with_tag",
+           "read_shortcodes", "visible_lines", "without_hidden_tags"]
+
+# a shortcode (a name with a letter, or +1 / -1) standing apart (not "10:30:00", "a:b:c", "std::vector::"), and an icon's with its space before
+_SHORTCODE = re.compile(r"(?<![\w:]):(?:[+-]1|[a-z0-9_+-]*[a-z][a-z0-9_+-]*):(?![\w:`])")
+_ICON = re.compile(r"[ \t]?(?<![\w:]):(?:material|fontawesome|octicons|simple)-[a-z0-9-]+:(?![\w:`])")
 _MODULE_LINE = re.compile(r"\s*(?:import\s+(?:[\w*{}\s,]+\s+from\s+)?[\"'][^\"']+[\"'];?"
                           r"|export\s+(?:const|let|var|function)\s+\w.*|export\s+default\s+\S.*)\s*")
 _TAG_START = re.compile(r"</?[A-Za-z]")
@@ -159,3 +170,13 @@ def without_hidden_tags(text: str) -> str:
         out += [shown(text[at:code.start()]), code.group(0)]
         at = code.end()
     return "".join(out) + shown(text[at:])
+
+
+def read_shortcodes(text: str) -> str:
+    """``text`` with its emoji shortcodes read as their emoji (``:warning:`` "⚠️", ``:+1:`` "👍"; a
+    name the ``emoji`` package does not know stays as written) and MkDocs Material's icon shortcodes
+    left out (``# Berry :material-cpu-32-bit:`` reads "# Berry")."""
+    if ":" not in text:
+        return text
+    text = _ICON.sub("", text)
+    return _SHORTCODE.sub(lambda m: emoji.emojize(m.group(0), language="alias"), text)

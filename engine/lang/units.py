@@ -16,7 +16,9 @@ from typing import Literal
 
 from engine.ingest.formats import format_of
 from engine.lang.cues import is_safety_label
-from engine.lang.markup import LIQUID_END_TAG, LIQUID_TAG, module_lines, opens_with_tag, visible_lines, without_hidden_tags
+from engine.lang.markup import (
+    LIQUID_END_TAG, LIQUID_TAG, module_lines, opens_with_tag, read_shortcodes, visible_lines, without_hidden_tags,
+)
 from engine.lang.records import record_roles
 from engine.lang.rst import ADORNMENT, line_roles, title_text
 from engine.lang.tables import context_headers, html_row_roles, html_rows_in_line
@@ -67,7 +69,8 @@ UnitKind = Literal["sentence", "list_item", "table_row", "code"]
 # 25: PDF and plain text: a printed line the writer ended (the next, not in lower case, would have
 #     fitted on it) ends its statement or item; "-word" and "•word" open an item
 # 26: ... and the one sentence splitter reads "10." opening a line as the number of the item after it
-UNITS_VERSION = "26"
+# 27: a line of emoji shortcodes or icons only (":warning: :warning:") says nothing (engine.lang.markup.read_shortcodes)
+UNITS_VERSION = "27"
 
 
 @dataclass(frozen=True, slots=True)
@@ -583,10 +586,11 @@ def header_rows(lines: Sequence[str], rows: set[int], context: str) -> set[int]:
 def _says_something(text: str, code: bool = False) -> bool:
     """A letter or digit outside image markup; in prose also outside the tags a rendered page
     hides, link targets and reST roles (``[<img src="shot-1.png" width=250>](shot-1.png)`` and
-    ``:doc:`esp32``` say nothing), while a code line shows its tags as written (``<Ctrl-A><Ctrl-P>``)."""
+    ``:doc:`esp32``` say nothing, nor emoji shortcodes and icons: ``:warning: :warning:``), while a code
+    line shows its tags as written (``<Ctrl-A><Ctrl-P>``)."""
     if code:
         return any(ch.isalnum() for ch in _IMAGE.sub("", text))
-    shown = _LINK_TARGET.sub("", without_hidden_tags(_IMAGE.sub("", text)))
+    shown = read_shortcodes(_LINK_TARGET.sub("", without_hidden_tags(_IMAGE.sub("", text))))
     return any(ch.isalnum() for ch in _ROLE.sub("", shown))
 
 

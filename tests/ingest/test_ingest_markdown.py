@@ -565,3 +565,10 @@ def test_context_reads_the_heading_path_under_the_document_title(tmp_path: Path)
     # a page with no title of its own reads under its file's name, as its site shows it
     _, named = chunks_of(tmp_path, "Getting-Started.md", "## Wi-Fi\n\nJoin the AP.\n\n## MQTT\n\nSet the broker.\n")
     assert [c.context for c in named] == ["Getting Started > Wi-Fi", "Getting Started > MQTT"]
+
+
+def test_a_heading_reads_its_emoji_shortcodes_and_drops_its_icons(tmp_path: Path) -> None:
+    doc, chunks = chunks_of(tmp_path, "Berry.md", "# Berry Scripting :material-cpu-32-bit:\n\n## :warning: Limits\n\nNo more than 16.\n")
+    assert doc.meta.title == "Berry Scripting"
+    assert chunks[-1].heading_path == ("Berry Scripting", "⚠️ Limits")
+    assert "## :warning: Limits" in chunks[-1].text  # the text a chunk cites stays the source's
