@@ -12,7 +12,7 @@ Emoji shortcodes (``:warning:``, pymdownx.emoji in MkDocs; GitHub's too) read as
 shows (``read_shortcodes``, the names the ``emoji`` package knows), and MkDocs Material's icons
 (``:material-cpu-32-bit:``, ``:fontawesome-brands-linux:``, ``:octicons-…:``, ``:simple-…:``),
 which draw no character, as nothing: in a heading and in a claim as shown, never in the text a
-chunk cites."""
+chunk cites; a line of them alone is no answer unit (engine.lang.units)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,8 @@ import emoji
 __all__ = ["LIQUID_END_TAG", "LIQUID_TAG", "hidden_inline_tag", "module_end", "module_lines", "opens_with_tag",
            "read_shortcodes", "visible_lines", "without_hidden_tags"]
 
-# a shortcode (a name with a letter, or +1 / -1) standing apart (not "10:30:00", "a:b:c", "std::vector::"), and an icon's with its space before
+# a shortcode (a name with a letter, or +1 / -1) standing apart (not "10:30:00", "a:b:c", "std::vector::",
+# a reST role ":ref:`x`"), and an icon's with the space before it
 _SHORTCODE = re.compile(r"(?<![\w:]):(?:[+-]1|[a-z0-9_+-]*[a-z][a-z0-9_+-]*):(?![\w:`])")
 _ICON = re.compile(r"[ \t]?(?<![\w:]):(?:material|fontawesome|octicons|simple)-[a-z0-9-]+:(?![\w:`])")
 _MODULE_LINE = re.compile(r"\s*(?:import\s+(?:[\w*{}\s,]+\s+from\s+)?[\"'][^\"']+[\"'];?"
