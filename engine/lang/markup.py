@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import re
 
-import emoji
-
 __all__ = ["LIQUID_END_TAG", "LIQUID_TAG", "hidden_inline_tag", "module_end", "module_lines", "opens_with_tag",
            "read_shortcodes", "visible_lines", "without_hidden_tags"]
 
@@ -180,4 +178,8 @@ def read_shortcodes(text: str) -> str:
     if ":" not in text:
         return text
     text = _ICON.sub("", text)
+    if not _SHORTCODE.search(text):
+        return text
+    import emoji  # its table of names loads with the first shortcode (~30 ms), not when the app starts
+
     return _SHORTCODE.sub(lambda m: emoji.emojize(m.group(0), language="alias"), text)
