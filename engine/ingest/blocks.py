@@ -55,6 +55,11 @@ class BlockBuilder:
         """How many headings are open (the heading path's length)."""
         return len(self._headings)
 
+    @property
+    def level(self) -> int:
+        """The level of the innermost open heading (0: none)."""
+        return self._headings[-1][0] if self._headings else 0
+
     def root(self, title: str) -> None:
         """Head the blocks from here with ``title``, a heading no line of the text holds (the title
         a static site prints from the front matter), until ``close_headings``."""

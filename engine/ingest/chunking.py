@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from engine.config import ChunkingConfig
+from engine.lang.containers import tab_label
 from engine.lang.language import detect_language
 from engine.lang.rst import ADORNMENT, title_text
 from engine.lang.text import approx_token_count, headings_under, sentence_spans, word_spans
@@ -45,7 +46,7 @@ CountTokens = Callable[[str], int]
 
 # Recorded in each index manifest: bump it when the rules above change what chunks come out,
 # so an index built by older rules asks to be rebuilt instead of mixing two chunkings.
-CHUNKER_VERSION = "47"  # 3: code cut between lines; CJK chapter lines in Markdown are headings
+CHUNKER_VERSION = "48"  # 3: code cut between lines; CJK chapter lines in Markdown are headings
 # 4: long paragraphs cut by the one sentence splitter (engine.lang.text): no cut before a lower-case
 #    word or a digit (2 of 10,579 chunks of the shared dev corpora start elsewhere)
 # 5: a PDF page in two columns reads left column then right (engine.ingest.pdf.reading_order);
@@ -116,6 +117,8 @@ CHUNKER_VERSION = "47"  # 3: code cut between lines; CJK chapter lines in Markdo
 #     the title (read_path): a static site's page titled in its front matter, a page with no heading
 # 47: a Markdown heading reads its emoji shortcodes as their emoji and MkDocs Material's icons as nothing
 #     (engine.lang.markup.read_shortcodes)
+# 48: MkDocs' indented containers (admonitions, content tabs: engine.lang.containers) read with their bodies set
+#     back, so an indented body is its paragraphs, lists and headings, not code; a tab's label heads its body
 
 UNMARKED_HEADINGS = frozenset({"pdf", "html", "text"})  # formats whose text does not mark headings up
 
@@ -487,4 +490,5 @@ def _pack_spans(spans: list[tuple[int, int]], count: Callable[[int, int], int], 
 def _heading_title(raw: str) -> str:
     """A heading block's title: its first line that is not a reStructuredText adornment."""
     first = next((x for x in raw.strip().splitlines() if not ADORNMENT.match(x)), "")
-    return title_text(first.lstrip("#").strip().rstrip("#").strip())
+    tab = tab_label(first)  # MkDocs' content tab (engine.lang.containers): its label
+    return tab if tab is not None else title_text(first.lstrip("#").strip().rstrip("#").strip())

@@ -16,6 +16,12 @@ one over many lines and blank ones too: ``export const OsTabs = (props) => (<Tab
 which Docusaurus manuals carry (``.mdx``). The lines of text between such tags stay, each run of
 them a block of its own.
 
+MkDocs' indented containers (``!!! warning``, ``??? info "Title"``, content tabs ``=== "ESP32"``)
+are read with their bodies set back to the opening line's indent (engine.lang.containers), so that a
+body after a blank line is its paragraphs, lists and headings, not an indented code block; a tab's
+label is a heading over its body, one level under the heading the tabs sit in, and the body's own
+headings nest under it (Tasmota's "Configuration procedure > ESP32 > Step 1.").
+
 A page with no level-1 heading (a static-site page whose generator prints the front matter's
 ``title`` above the text: 50 of ZMK's 50 pages, 46 of WLED's 50, 34 of Meshtastic's 44) has heading
 paths without its title: a section reads "Configuration", not "Battery > Configuration". Rooting
@@ -36,6 +42,11 @@ them. Train splits, default config, before -> after (same measures as above): ZM
 .693, .040 / .48 -> .707 / .867, .787, .680, .067 / .44; WLED .787 / .920, .880, .787, .080 / .56 ->
 .773 / .920, .867, .773, .067 / .52; Meshtastic .816 / .974, .882, .724, .053 / .609 -> .855 / .974,
 .882, .750, .066 / .652; Brier lower on all three; hybrid up on six manual sets' train splits.
+Nor the title over the answer units' headings alone (2026-12-07: a unit of a "Kconfig" section read as
+"Bluetooth Configuration > Kconfig", what a page with its own ``#`` gives; train splits, the same measures,
+before -> after): ZMK .707 / .867, .787, .680, .067 / .44 -> .707 / .867, .773, .680, .093 / .48; WLED
+.773 / .920, .867, .773, .067 / .52 -> .773 / .920, .853, .760, .080 / .52: the units' vectors move, the
+models judging them were fitted on the old ones.
 """
 
 from __future__ import annotations
@@ -50,8 +61,9 @@ from markdown_it.token import Token
 from engine.ingest.blocks import BlockBuilder, Parsed
 from engine.ingest.metadata import KEYS
 from engine.ingest.text import cjk_heading_level
+from engine.lang.containers import Tab, dedent_bodies
 from engine.lang.markup import (
-    hidden_inline_tag, module_end, module_lines, opens_with_tag, read_shortcodes, visible_lines,
+    HEADING_ATTRS, hidden_inline_tag, module_end, module_lines, opens_with_tag, read_shortcodes, visible_lines,
     without_hidden_tags,
 )
 from engine.lang.tables import html_table_rows
@@ -227,12 +239,6 @@ def _one_line(e: Exception) -> str:
     return " ".join(str(e).split())[:160]
 
 
-# a heading's attribute list at its end, as MkDocs (attr_list), Pandoc, Hugo and kramdown read it:
-# ids, classes and key=value pairs in braces, the colon optional ("## Vario {: #vario }", "## Setup
-# {#setup .wide}"); braces that hold anything else ("## The {x} placeholder") are the heading's text
-_ATTR = r"""(?:[#.][A-Za-z_-][\w:-]*|[A-Za-z][\w-]*=(?:"[^"]*"|'[^']*'|[^\s{}]+))"""
-_HEADING_ATTRS = re.compile(rf"\s*\{{:?[ \t]*(?:{_ATTR}[ \t]*)+\}}\s*$")
-
 
 def _inline_text(tok: Token) -> str:
     """A heading's text as the rendered page shows it: without its HTML tags (``### Status <a
@@ -249,7 +255,7 @@ def _inline_text(tok: Token) -> str:
             parts.append(child.content)
         elif child.type in ("softbreak", "hardbreak"):
             parts.append(" ")
-    return " ".join(_HEADING_ATTRS.sub("", "".join(parts)).split())
+    return " ".join(HEADING_ATTRS.sub("", "".join(parts)).split())
 
 
 def _shows_text(inline: Token) -> bool:
@@ -276,8 +282,9 @@ def _shows_text(inline: Token) -> bool:
 def parse_markdown(text: str) -> Parsed:
     front = split_front_matter(text)
     meta, body_start, warnings = front.values, front.body_start, front.warnings
-    tokens = _MD.parse(text[body_start:])
-    walk = _Walk(text, line0=text.count("\n", 0, body_start))  # lines taken by the front matter
+    body, tabs = dedent_bodies(text[body_start:])  # MkDocs' indented containers (engine.lang.containers)
+    tokens = _MD.parse(body)
+    walk = _Walk(text, line0=text.count("\n", 0, body_start), tabs=tabs)  # line0: the front matter's lines
     if meta:
         front_matter_records(text, front, walk.b, walk.starts)
     walk.run(tokens)
@@ -290,8 +297,10 @@ class _Walk:
     """One pass over markdown-it's tokens, turning them into blocks: the state that pass needs
     (the open lists and quotes, the table being read, the level of the title)."""
 
-    def __init__(self, text: str, line0: int):
+    def __init__(self, text: str, line0: int, tabs: list[Tab] = ()):
         self.text, self.line0 = text, line0
+        self.tabs = list(tabs)  # content tabs still to open, in order (lines relative to line0)
+        self.open_tabs: list[tuple[int, int, int]] = []  # (first line past its body, depth, level shift) before it
         self.starts = line_starts(text)
         self.b = BlockBuilder()
         self.containers: list[tuple[str, int]] = []  # ("list"|"item"|"quote", group)
@@ -301,6 +310,7 @@ class _Walk:
         self.in_thead = False
         self.title_level = 0  # level of the first '#' heading (0: none yet)
         self.module_stop = -1  # end of the MDX module statement being skipped (engine.lang.markup.module_end)
+        self.shift = 0  # what a heading's level gains inside content tabs (nested under the tab's label)
 
     def span(self, m: list[int], keep_indent: bool = False) -> tuple[int, int, int, int]:
         """(start, end, first line, last line) of the token's lines, whitespace trimmed (a code
@@ -324,9 +334,11 @@ class _Walk:
         i = 0
         while i < len(tokens):
             tok = tokens[i]
+            if tok.map and (self.tabs or self.open_tabs):
+                self.tabs_at(tok.map[0])
             if tok.type == "heading_open" and tok.map:
                 s, e, sl, el = self.span(tok.map)
-                self.b.heading(int(tok.tag[1]), _inline_text(tokens[i + 1]), s, e, sl, el)
+                self.b.heading(int(tok.tag[1]) + self.shift, _inline_text(tokens[i + 1]), s, e, sl, el)
                 self.title_level = self.title_level or int(tok.tag[1])
                 i += 3
                 continue
@@ -335,6 +347,23 @@ class _Walk:
                 continue
             self.token(tok)
             i += 1
+
+    def tabs_at(self, line: int) -> None:
+        """Close the content tabs whose body ended before ``line`` and open those whose opening line
+        comes before it: a tab's label is a heading one level under the heading the tab sits in, and
+        the headings of its body nest under it ("Configuration procedure > ESP32 > Step 1.")."""
+        while self.open_tabs and self.open_tabs[-1][0] <= line:
+            _end, depth, self.shift = self.open_tabs.pop()
+            self.b.close_headings(depth)
+        while self.tabs and self.tabs[0].line < line:
+            tab = self.tabs.pop(0)
+            while self.open_tabs and self.open_tabs[-1][0] <= tab.line:
+                _end, depth, self.shift = self.open_tabs.pop()
+                self.b.close_headings(depth)
+            self.open_tabs.append((tab.end, self.b.depth, self.shift))
+            level = self.b.level + 1
+            self.b.heading(level, tab.label, *self.span([tab.line, tab.line + 1]))
+            self.shift = level
 
     def token(self, tok: Token) -> None:
         t = tok.type
@@ -423,7 +452,8 @@ class _Walk:
         level = cjk_heading_level(self.text[s:e]) if not self.containers and sl == el else 0
         if level:  # "제1장 개요" / "1.1절 점검" / "第二节 …" standing alone: a heading, under
             # the document's title when a '#' heading came first
-            self.b.heading(min(6, level + (1 if self.title_level == 1 else 0)), self.text[s:e].strip(), s, e, sl, el)
+            self.b.heading(min(6, level + (1 if self.title_level == 1 else 0)) + self.shift, self.text[s:e].strip(),
+                           s, e, sl, el)
         elif self.containers and self.containers[-1][0] == "item":
             self.b.add("list_item", s, e, sl, el, level=self.list_depth, group=self.group())
         elif self.containers:

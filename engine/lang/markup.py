@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["LIQUID_END_TAG", "LIQUID_TAG", "hidden_inline_tag", "module_end", "module_lines", "opens_with_tag",
-           "read_shortcodes", "visible_lines", "without_hidden_tags"]
+__all__ = ["HEADING_ATTRS", "LIQUID_END_TAG", "LIQUID_TAG", "hidden_inline_tag", "module_end", "module_lines", "opens_with_tag",
+           "heading_line_text", "read_shortcodes", "visible_lines", "without_hidden_tags"]
 
 # a shortcode (a name with a letter, or +1 / -1) standing apart (not "10:30:00", "a:b:c", "std::vector::",
 # a reST role ":ref:`x`"), and an icon's with the space before it
@@ -40,6 +40,11 @@ _TEMPLATE = re.compile(r"\{%-?[ \t]*\w[^%\n]*?-?%\}|\{:[ \t]*(?:[.#][A-Za-z_-]|[
 # a line's closing tag ("...below. {% endalert %}")
 LIQUID_TAG = re.compile(r"""[ \t]*\{%-?[ \t]*(\w+)(?:[ \t]+(["']?)(\w+)\2(?![\w-]))?[^%\n]*?-?%\}[ \t]*""")
 LIQUID_END_TAG = re.compile(r"[ \t]*\{%-?[ \t]*end(\w+)[ \t]*-?%\}[ \t]*$")
+# a heading's attribute list at its end, as MkDocs (attr_list), Pandoc, Hugo and kramdown read it:
+# ids, classes and key=value pairs in braces, the colon optional ("## Vario {: #vario }", "## Setup
+# {#setup .wide}"); braces that hold anything else ("## The {x} placeholder") are the heading's text
+_ATTR = r"""(?:[#.][A-Za-z_-][\w:-]*|[A-Za-z][\w-]*=(?:"[^"]*"|'[^']*'|[^\s{}]+))"""
+HEADING_ATTRS = re.compile(rf"\s*\{{:?[ \t]*(?:{_ATTR}[ \t]*)+\}}\s*$")
 _COMPONENT = re.compile(r"[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)*")  # MDX's TabItem, Tabs; not <Ctrl-A>, <GND>
 # the elements of HTML a page may carry inside a heading's or a paragraph's text, or around it (a
 # figure's caption, a table's cells, a list's items); a tag of these is markup, while an unknown one
@@ -183,3 +188,11 @@ def read_shortcodes(text: str) -> str:
     import emoji  # its table of names loads with the first shortcode (~30 ms), not when the app starts
 
     return _SHORTCODE.sub(lambda m: emoji.emojize(m.group(0), language="alias"), text)
+
+
+def heading_line_text(line: str) -> str:
+    """A Markdown heading line's text as a reader sees it: its ``#`` marks, attribute list
+    (``## 2. Robot {#robot}``), hidden tags (``### Status <a id="status" />``) and icons left out,
+    its emoji shortcodes read; its code spans as written."""
+    text = HEADING_ATTRS.sub("", line.strip().lstrip("#").strip())
+    return " ".join(read_shortcodes(without_hidden_tags(text)).split())

@@ -16,8 +16,10 @@ from typing import Literal
 
 from engine.ingest.formats import format_of
 from engine.lang.cues import is_safety_label
+from engine.lang.containers import tab_label
 from engine.lang.markup import (
-    LIQUID_END_TAG, LIQUID_TAG, module_lines, opens_with_tag, read_shortcodes, visible_lines, without_hidden_tags,
+    LIQUID_END_TAG, LIQUID_TAG, heading_line_text, module_lines, opens_with_tag, read_shortcodes, visible_lines,
+    without_hidden_tags,
 )
 from engine.lang.records import record_roles
 from engine.lang.rst import ADORNMENT, line_roles, title_text
@@ -70,7 +72,9 @@ UnitKind = Literal["sentence", "list_item", "table_row", "code"]
 #     fitted on it) ends its statement or item; "-word" and "•word" open an item
 # 26: ... and the one sentence splitter reads "10." opening a line as the number of the item after it
 # 27: a line of emoji shortcodes or icons only (":warning: :warning:") says nothing (engine.lang.markup.read_shortcodes)
-UNITS_VERSION = "27"
+# 28: a content tab's opening line (MkDocs' === "ESP32", Liquid's {% tab install humble %}) is its body's
+#     heading, no unit; a unit's heading reads as the chunk's does (no attribute list, hidden tag or icon)
+UNITS_VERSION = "28"
 
 
 @dataclass(frozen=True, slots=True)
@@ -297,6 +301,9 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
             if not rest or opens:
                 flush()
                 close_entry()
+            label = tab_label(line) if name == "tab" else None  # a Liquid tab: its label heads its body
+            if label is not None:
+                heading = label
             if not rest and kind and ends_by == name:
                 kind = ends_by = ""
             elif opens:
@@ -347,10 +354,11 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
         if pending and line.strip():
             labelled.append((line_start, line_end + 1))
             pending = False
-        if not line.strip() or _HEADING.match(line):
+        tab = tab_label(line) if roles is None else None  # MkDocs' content tab: its label heads its body
+        if not line.strip() or _HEADING.match(line) or tab is not None:
             flush()
             if line.strip():
-                heading = line.strip().lstrip("#").strip()
+                heading = tab if tab is not None else heading_line_text(line)
             continue
         if k in titled:
             flush()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ingest_support import chunks_of, line_text
+from ingest_support import chunks_of, line_text, read
 
 from engine.config import ChunkingConfig
 from engine.ingest.chunking import chunk_document
@@ -572,3 +572,90 @@ def test_a_heading_reads_its_emoji_shortcodes_and_drops_its_icons(tmp_path: Path
     assert doc.meta.title == "Berry Scripting"
     assert chunks[-1].heading_path == ("Berry Scripting", "⚠️ Limits")
     assert "## :warning: Limits" in chunks[-1].text  # the text a chunk cites stays the source's
+
+
+TABBED = """# Configuration procedure
+
+Follow the steps for your chip.
+
+=== "ESP8266"
+    ## Finding relays
+
+    ### Step 1.
+    Disable power state saves first.
+
+    ```
+    SetOption0 0
+    ```
+
+=== "ESP32"
+
+    ### Step 1.
+    Disable boot loop control.
+
+    - keep GPIO0 free
+    - keep GPIO2 free
+
+## Finishing
+
+Save the configuration.
+"""
+
+
+def test_a_content_tabs_label_heads_its_body_and_the_body_is_not_code(tmp_path: Path) -> None:
+    doc, blocks = read(tmp_path, "Procedure.md", TABBED)
+    by_text = {doc.text[b.char_start:b.char_end].strip(): b for b in blocks}
+    step = by_text["Disable power state saves first."]
+    assert step.kind == "paragraph"  # not an indented code block
+    assert step.heading_path == ("Configuration procedure", "ESP8266", "Finding relays", "Step 1.")
+    assert by_text["Disable boot loop control."].heading_path == ("Configuration procedure", "ESP32", "Step 1.")
+    assert by_text["- keep GPIO0 free"].kind == "list_item"
+    assert by_text["```\n    SetOption0 0\n    ```"].kind == "code"
+    # the tab ends where its body does: the next heading is the title's again
+    assert by_text["Save the configuration."].heading_path == ("Configuration procedure", "Finishing")
+    lines = TABBED.split("\n")
+    for b in blocks:  # a block's lines are the file's lines
+        assert doc.text[b.char_start:b.char_end].strip() == "\n".join(lines[b.start_line - 1:b.end_line]).strip()
+    _doc, chunks = chunks_of(tmp_path, "Procedure.md", TABBED)
+    esp32 = next(c for c in chunks if "boot loop" in c.text)
+    assert esp32.heading_path[:2] == ("Configuration procedure", "ESP32")
+    assert esp32.text.startswith('=== "ESP32"')
+
+
+def test_a_content_tabs_opening_line_is_no_claim_but_its_bodys_heading(tmp_path: Path) -> None:
+    from engine.lang.units import split_units
+
+    text = '# Flashing\n\n=== "Web installer"\n    Open the installer page in Chrome.\n\n=== "esptool"\n    Run esptool.py with the image.\n'
+    _doc, chunks = chunks_of(tmp_path, "Flash.md", text)
+    units = [u for c in chunks for u in split_units(c)]
+    assert [(u.heading, u.text) for u in units] == [
+        ("Web installer", "Open the installer page in Chrome."), ("esptool", "Run esptool.py with the image.")]
+
+
+def test_an_admonitions_body_after_a_blank_line_is_its_text_and_an_example_in_code_stays_code(tmp_path: Path) -> None:
+    text = ('# Wiring\n\n??? info "Compiling tools"\n\n    You need PlatformIO.\n\n    - Python 3\n\n'
+            'Back to the wiring.\n\n```\n!!! note\n\n    not a container\n```\n')
+    doc, blocks = read(tmp_path, "Wiring.md", text)
+    kinds = {doc.text[b.char_start:b.char_end].strip(): b.kind for b in blocks}
+    assert kinds["You need PlatformIO."] == "paragraph"
+    assert kinds["- Python 3"] == "list_item"
+    assert kinds["Back to the wiring."] == "paragraph"
+    assert kinds["```\n!!! note\n\n    not a container\n```"] == "code"
+
+
+def test_a_liquid_tabs_label_heads_its_body(tmp_path: Path) -> None:
+    from engine.lang.units import split_units
+
+    text = ("# Basic setup\n\n## Installing ROS 2 {#ros}\n\n{% tabs install %}\n{% tab install galactic %}\n"
+            "Required OS: Ubuntu 20.04.\n{% endtab %}\n{% tab title=\"Humble\" %}\nRequired OS: Ubuntu 22.04.\n"
+            "{% endtab %}\n{% endtabs %}\n\nThen install the desktop package.\n")
+    doc, blocks = read(tmp_path, "basic.md", text)
+    paths = {doc.text[b.char_start:b.char_end].strip(): b.heading_path for b in blocks if b.kind != "heading"}
+    assert paths == {"Required OS: Ubuntu 20.04.": ("Basic setup", "Installing ROS 2", "galactic"),
+                     "Required OS: Ubuntu 22.04.": ("Basic setup", "Installing ROS 2", "Humble"),
+                     "Then install the desktop package.": ("Basic setup", "Installing ROS 2")}
+    _doc, chunks = chunks_of(tmp_path, "basic.md", text)
+    units = [(u.heading, u.text) for c in chunks for u in split_units(c)]
+    assert ("galactic", "Required OS: Ubuntu 20.04.") in units and ("Humble", "Required OS: Ubuntu 22.04.") in units
+    # a unit's heading reads as the chunk's: no attribute list
+    assert all(h != "Installing ROS 2 {#ros}" for h, _t in units)
