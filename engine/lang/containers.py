@@ -1,14 +1,18 @@
-"""MkDocs' indented containers (the Python-Markdown extensions a Material site writes with):
-admonitions (``!!! warning "Title"``), collapsible ones (``??? info "Title"``, ``???+ tip``) and
-content tabs (``=== "ESP8266"``), whose body is the lines indented under the opening line.
+"""Containers whose body CommonMark reads as code: MkDocs' indented ones (the Python-Markdown
+extensions a Material site writes with: admonitions ``!!! warning "Title"``, collapsible ones
+``??? info "Title"``, content tabs ``=== "ESP8266"``, each body the lines indented under its opening
+line) and fenced admonitions (MyST's ``` ```{warning} ```, a theme's ``` ```note ```); and Liquid's
+content tabs (``{% tab install humble %}`` ... ``{% endtab %}``), whose label the page shows.
 
-CommonMark knows none of them: after a blank line, a body indented four spaces is an indented
-code block, so a tab's steps, headings and lists (Tasmota's "Configuration procedure for new
-devices": two tabs, ESP8266 and ESP32, each a procedure under its own headings) would be read as one
-block of code. ``dedent_bodies`` gives the Markdown reader the text with each body set back to its
-container's indent, line for line (a block's lines stay the file's lines), and the tabs: a tab's
-label heads what its body holds, as a heading would (engine.ingest.markdown). A container's opening
-line inside fenced code is an example, not a container.
+After a blank line, a body indented four spaces is an indented code block, so a tab's steps, headings
+and lists (Tasmota's "Configuration procedure for new devices": two tabs, ESP8266 and ESP32, each a
+procedure under its own headings) would be read as one block of code, and so would a fenced
+admonition's text. ``dedent_bodies`` gives the Markdown reader the text with each body set back to its
+container's indent and a fenced admonition's fences written as Docusaurus writes its admonitions
+(``:::warning`` ... ``:::``), line for line (a block's lines stay the file's lines), and the tabs: a
+tab's label heads what its body holds, as a heading would (engine.ingest.markdown). The answer units
+read the same markup from the file's own lines (engine.lang.units). A container's opening line inside
+fenced code is an example, not a container.
 """
 
 from __future__ import annotations
@@ -16,7 +20,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-__all__ = ["TAB_MARKER", "Tab", "dedent_bodies", "tab_label"]
+__all__ = ["ADMONITION_KINDS", "SAFETY_ADMONITIONS", "TAB_MARKER", "Tab", "closes_fence", "dedent_bodies",
+           "fenced_admonition", "tab_label"]
 
 # a content tab's opening line: its label quoted (pymdownx.tabbed; "===+" opens selected, "===!" a new set)
 TAB_MARKER = re.compile(r'[ \t]*===[+!]?[ \t]+"([^"\n]*)"[ \t]*$')
@@ -24,6 +29,14 @@ TAB_MARKER = re.compile(r'[ \t]*===[+!]?[ \t]+"([^"\n]*)"[ \t]*$')
 _ADMONITION_MARKER = re.compile(r'[ \t]*(?:!!!|\?\?\?\+?)[ \t]+[A-Za-z][\w-]*(?:[ \t]+[A-Za-z][\w-]*)*'
                                 r'(?:[ \t]+"[^"\n]*")?[ \t]*$')
 _FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})")
+# the kinds of the admonition markups that warn (note, tip, info, important do not)
+SAFETY_ADMONITIONS = frozenset({"danger", "warning", "caution", "attention", "error"})
+# the kinds docutils and Docusaurus name: a Jekyll site's Liquid block tag naming one ("{% alert warning %}"
+# ... "{% endalert %}", "{% note %}" ... "{% endnote %}") is that admonition, and so is a fence naming one
+ADMONITION_KINDS = SAFETY_ADMONITIONS | {"hint", "important", "note", "tip", "seealso", "info"}
+# a fence naming an admonition: MyST's directive (```{warning}, ```{note} Title) or a bare kind (```warning,
+# as the TurtleBot 4 manual's theme draws a callout); its lines are Markdown text, up to the closing fence
+_ADMONITION_FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})[ \t]*(?:\{([A-Za-z]+)\}(?:[ \t].*)?|([A-Za-z]+)[ \t]*)$")
 # a Liquid tab (jekyll-tabs: {% tab install humble %}, the group then the label; GitBook: {% tab title="Humble" %})
 # and its end, each a line of its own
 _LIQUID_TAB = re.compile(r"""[ \t]*\{%-?[ \t]*tab[ \t]+(?:title=(["'])(.*?)\1|(?:[^\s%]+[ \t]+)?([^\s%-][^%\n]*?))[ \t]*-?%\}[ \t]*$""")
@@ -50,6 +63,19 @@ def tab_label(line: str) -> str | None:
     return None
 
 
+def fenced_admonition(line: str) -> tuple[str, str] | None:
+    """(fence, kind) of a fence line that opens an admonition (``ADMONITION_KINDS``), else None."""
+    m = _ADMONITION_FENCE.match(line) if "`" in line or "~" in line else None
+    kind = (m.group(2) or m.group(3) or "").lower() if m else ""
+    return (m.group(1), kind) if kind in ADMONITION_KINDS else None
+
+
+def closes_fence(line: str, fence: str) -> bool:
+    """Whether ``line`` closes a block opened by ``fence``: as long a run of its character or longer, alone."""
+    s = line.strip()
+    return len(s) >= len(fence) and s == fence[0] * len(s)
+
+
 def _lead(line: str) -> tuple[str, str]:
     """The line's leading whitespace, tabs as four columns, and the rest."""
     rest = line.lstrip(" \t")
@@ -60,7 +86,7 @@ def dedent_bodies(text: str) -> tuple[str, list[Tab]]:
     """``text`` with the bodies of its containers set back to their opening line's indent (the same
     lines, each shortened by its leading spaces only; a tab's opening line left blank, its label
     being no text but the heading of its body), and its content tabs in order."""
-    if "!!!" not in text and "???" not in text and "===" not in text and "{%" not in text:
+    if not any(mark in text for mark in ("!!!", "???", "===", "{%", "```", "~~~")):
         return text, []
     lines = text.split("\n")
     out: list[str] = []
@@ -68,6 +94,7 @@ def dedent_bodies(text: str) -> tuple[str, list[Tab]]:
     tabs: list[Tab] = []
     open_tabs: list[tuple[int, int]] = []  # (index into tabs, its container's place in bodies)
     liquid: list[int] = []  # the open Liquid tabs (indices into tabs)
+    fences: list[str] = []  # the fences of the open fenced admonitions
     fence = ""
     for i, raw in enumerate(lines):
         if not raw.strip():
@@ -84,8 +111,17 @@ def dedent_bodies(text: str) -> tuple[str, list[Tab]]:
         line = lead[cut:] + rest
         out.append(line)
         if fence:
-            if line.lstrip(" ").startswith(fence):
+            if closes_fence(line, fence):
                 fence = ""
+            continue
+        if fences and closes_fence(line, fences[-1]):
+            fences.pop()
+            out[-1] = ":::"  # as Docusaurus closes one: its lines a paragraph's, not code
+            continue
+        admonition = fenced_admonition(line)
+        if admonition is not None:
+            fences.append(admonition[0])
+            out[-1] = f":::{admonition[1]}"
             continue
         opened = _FENCE.match(line)
         if opened:

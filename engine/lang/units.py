@@ -16,7 +16,9 @@ from typing import Literal
 
 from engine.ingest.formats import format_of
 from engine.lang.cues import is_safety_label
-from engine.lang.containers import tab_label
+from engine.lang.containers import (
+    ADMONITION_KINDS, SAFETY_ADMONITIONS, closes_fence, fenced_admonition, tab_label,
+)
 from engine.lang.markup import (
     LIQUID_END_TAG, LIQUID_TAG, heading_line_text, module_lines, opens_with_tag, read_shortcodes, visible_lines,
     without_hidden_tags,
@@ -74,7 +76,8 @@ UnitKind = Literal["sentence", "list_item", "table_row", "code"]
 # 27: a line of emoji shortcodes or icons only (":warning: :warning:") says nothing (engine.lang.markup.read_shortcodes)
 # 28: a content tab's opening line (MkDocs' === "ESP32", Liquid's {% tab install humble %}) is its body's
 #     heading, no unit; a unit's heading reads as the chunk's does (no attribute list, hidden tag or icon)
-UNITS_VERSION = "28"
+# 29: a fence naming an admonition (MyST's ```{warning}) opens one, its lines text, not code
+UNITS_VERSION = "29"
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,11 +141,6 @@ _INDENTED_ADMONITION = re.compile(  # the opening line alone: "!!! WARNING: hot 
 _RST_ADMONITION_TEXT = re.compile(
     r"[ \t]*\.\.[ \t]+(attention|caution|danger|error|hint|important|note|tip|warning|seealso)::[ \t]+(?=\S)",
     re.IGNORECASE)
-# the kinds of those markups that warn (note, tip, info, important do not)
-SAFETY_ADMONITIONS = frozenset({"danger", "warning", "caution", "attention", "error"})
-# the kinds docutils and Docusaurus name: a Jekyll site's Liquid block tag naming one ("{% alert warning %}"
-# ... "{% endalert %}", "{% note %}" ... "{% endnote %}") is that admonition
-ADMONITION_KINDS = SAFETY_ADMONITIONS | {"hint", "important", "note", "tip", "seealso", "info"}
 
 
 def split_units(chunk: Chunk) -> tuple[Unit, ...]:
@@ -278,6 +276,17 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
             continue
         if roles is not None:
             close_entry()
+        fenced = fenced_admonition(line) if roles is None and not in_fence else None
+        if fenced is not None and not kind:  # MyST's ```{warning} (or a theme's ```warning): an admonition
+            flush()
+            close_entry()
+            kind, ends_by, said = fenced[1], f"fence:{fenced[0]}", False
+            continue
+        if kind and ends_by.startswith("fence:") and not in_fence and closes_fence(line, ends_by[6:]):
+            flush()
+            close_entry()
+            kind = ends_by = ""
+            continue
         if FENCE.match(line):
             flush()
             close_entry()

@@ -659,3 +659,18 @@ def test_a_liquid_tabs_label_heads_its_body(tmp_path: Path) -> None:
     assert ("galactic", "Required OS: Ubuntu 20.04.") in units and ("Humble", "Required OS: Ubuntu 22.04.") in units
     # a unit's heading reads as the chunk's: no attribute list
     assert all(h != "Installing ROS 2 {#ros}" for h, _t in units)
+
+
+def test_a_fenced_admonition_is_its_text_with_its_kind_and_code_inside_stays_code(tmp_path: Path) -> None:
+    from engine.lang.units import split_units
+
+    text = ("# Setup\n\n```{warning}\nDisconnect the battery first.\n\n- Remove the fuse.\n```\n\n"
+            "````{note} Listing\nRun:\n```bash\nls -l\n```\n````\n\n```python\nprint(1)\n```\n")
+    doc, blocks = read(tmp_path, "setup.md", text)
+    kinds = [(b.kind, doc.text[b.char_start:b.char_end].splitlines()[0]) for b in blocks]
+    assert ("paragraph", "```{warning}") in kinds and ("list_item", "- Remove the fuse.") in kinds
+    assert ("code", "```bash") in kinds and ("code", "```python") in kinds
+    _doc, chunks = chunks_of(tmp_path, "setup.md", text)
+    units = [(u.kind, u.admonition, u.text) for c in chunks for u in split_units(c)]
+    assert units == [("sentence", "warning", "Disconnect the battery first."), ("list_item", "warning", "Remove the fuse."),
+                     ("sentence", "note", "Run:"), ("code", "note", "ls -l"), ("code", "", "print(1)")]
