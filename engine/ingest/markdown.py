@@ -335,7 +335,7 @@ class _Walk:
         while i < len(tokens):
             tok = tokens[i]
             if tok.map and (self.tabs or self.open_tabs):
-                self.tabs_at(tok.map[0])
+                self.tabs_at(tok.map[0], _inline_text(tokens[i + 1]) if tok.type == "heading_open" else "")
             if tok.type == "heading_open" and tok.map:
                 s, e, sl, el = self.span(tok.map)
                 self.b.heading(int(tok.tag[1]) + self.shift, _inline_text(tokens[i + 1]), s, e, sl, el)
@@ -348,10 +348,12 @@ class _Walk:
             self.token(tok)
             i += 1
 
-    def tabs_at(self, line: int) -> None:
+    def tabs_at(self, line: int, heading: str) -> None:
         """Close the content tabs whose body ended before ``line`` and open those whose opening line
         comes before it: a tab's label is a heading one level under the heading the tab sits in, and
-        the headings of its body nest under it ("Configuration procedure > ESP32 > Step 1.")."""
+        the headings of its body nest under it ("Configuration procedure > ESP32 > Step 1."); not
+        where the body opens with a heading that says it (``<TabItem value="android">`` then
+        ``### Android``)."""
         while self.open_tabs and self.open_tabs[-1][0] <= line:
             _end, depth, self.shift = self.open_tabs.pop()
             self.b.close_headings(depth)
@@ -361,9 +363,10 @@ class _Walk:
                 _end, depth, self.shift = self.open_tabs.pop()
                 self.b.close_headings(depth)
             self.open_tabs.append((tab.end, self.b.depth, self.shift))
-            level = self.b.level + 1
-            self.b.heading(level, tab.label, *self.span([tab.line, tab.line + 1]))
-            self.shift = level
+            if self.tabs and self.tabs[0].line < line or heading.casefold() != tab.label.casefold():
+                level = self.b.level + 1
+                self.b.heading(level, tab.label, *self.span([tab.line, tab.line + 1]))
+                self.shift = level
 
     def token(self, tok: Token) -> None:
         t = tok.type

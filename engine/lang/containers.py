@@ -1,8 +1,9 @@
 """Containers whose body CommonMark reads as code: MkDocs' indented ones (the Python-Markdown
 extensions a Material site writes with: admonitions ``!!! warning "Title"``, collapsible ones
 ``??? info "Title"``, content tabs ``=== "ESP8266"``, each body the lines indented under its opening
-line) and fenced admonitions (MyST's ``` ```{warning} ```, a theme's ``` ```note ```); and Liquid's
-content tabs (``{% tab install humble %}`` ... ``{% endtab %}``), whose label the page shows.
+line) and fenced admonitions (MyST's ``` ```{warning} ```, a theme's ``` ```note ```); and the
+content tabs of Liquid (``{% tab install humble %}`` ... ``{% endtab %}``) and Docusaurus
+(``<TabItem value="win">`` ... ``</TabItem>``), whose label the page shows.
 
 After a blank line, a body indented four spaces is an indented code block, so a tab's steps, headings
 and lists (Tasmota's "Configuration procedure for new devices": two tabs, ESP8266 and ESP32, each a
@@ -21,7 +22,7 @@ import re
 from typing import NamedTuple
 
 __all__ = ["ADMONITION_KINDS", "SAFETY_ADMONITIONS", "TAB_MARKER", "Tab", "closes_fence", "dedent_bodies",
-           "fenced_admonition", "tab_label"]
+           "fenced_admonition", "tab_label", "tab_labels"]
 
 # a content tab's opening line: its label quoted (pymdownx.tabbed; "===+" opens selected, "===!" a new set)
 TAB_MARKER = re.compile(r'[ \t]*===[+!]?[ \t]+"([^"\n]*)"[ \t]*$')
@@ -41,6 +42,12 @@ _ADMONITION_FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})[ \t]*(?:\{([A-Za-z]+)\}(?:[
 # and its end, each a line of its own
 _LIQUID_TAB = re.compile(r"""[ \t]*\{%-?[ \t]*tab[ \t]+(?:title=(["'])(.*?)\1|(?:[^\s%]+[ \t]+)?([^\s%-][^%\n]*?))[ \t]*-?%\}[ \t]*$""")
 _LIQUID_END_TAB = re.compile(r"[ \t]*\{%-?[ \t]*endtab[ \t]*-?%\}[ \t]*$")
+# Docusaurus' tab (MDX), a line of its own: its label, else its value ("win", "home_row_mods")
+_TAB_ITEM = re.compile(r"[ \t]*<TabItem\b([^<>]*)>[ \t]*$")
+_TAB_ITEM_END = re.compile(r"[ \t]*</TabItem>[ \t]*$")
+_ATTRIBUTE = re.compile(r"""\b(label|value)=(?:"([^"]*)"|'([^']*)')""")
+# a label its <Tabs values={[...]}> gives a value: {label: "Windows", value: "win"}, either order
+_TAB_VALUE = re.compile(r"""\{\s*(label|value)\s*:\s*(["'])([^"'\n]*)\2\s*,\s*(label|value)\s*:\s*(["'])([^"'\n]*)\5\s*\}""")
 BODY_INDENT = 4  # Python-Markdown's: a container's body is indented four columns under its opening line
 
 
@@ -48,18 +55,34 @@ class Tab(NamedTuple):
     line: int  # its opening line (0-based)
     end: int  # the first line past its body (0-based; the text's line count where the text ends)
     label: str
-    depth: int  # how many tabs it sits inside
 
 
-def tab_label(line: str) -> str | None:
+def tab_labels(text: str) -> dict[str, str]:
+    """The labels Docusaurus' ``<Tabs values={[{label: "Windows", value: "win"}, ...]}>`` give values."""
+    found = {}
+    for m in _TAB_VALUE.finditer(text) if "<Tabs" in text else ():
+        pair = {m.group(1): m.group(3), m.group(4): m.group(6)}
+        if pair.keys() == {"label", "value"}:
+            found.setdefault(pair["value"], pair["label"])
+    return found
+
+
+def tab_label(line: str, labels: dict[str, str] | None = None) -> str | None:
     """The label of a content tab's opening line (``=== "ESP32"``, ``{% tab install humble %}``,
-    ``{% tab title="Humble" %}``), None for another line."""
+    ``{% tab title="Humble" %}``, ``<TabItem value="win">``: its label, the one ``labels`` gives its
+    value, else its value), None for another line."""
     m = TAB_MARKER.match(line)
     if m:
         return " ".join(m.group(1).split())
     m = _LIQUID_TAB.match(line) if "{%" in line else None
     if m:
         return " ".join((m.group(2) if m.group(1) else m.group(3)).strip("\"'").split())
+    m = _TAB_ITEM.match(line) if "<TabItem" in line else None
+    if m:
+        found = {k: a or b for k, a, b in _ATTRIBUTE.findall(m.group(1))}
+        value = found.get("value", "")
+        label = found.get("label") or (labels or {}).get(value) or value.replace("_", " ")
+        return " ".join(label.split()) or None
     return None
 
 
@@ -86,14 +109,15 @@ def dedent_bodies(text: str) -> tuple[str, list[Tab]]:
     """``text`` with the bodies of its containers set back to their opening line's indent (the same
     lines, each shortened by its leading spaces only; a tab's opening line left blank, its label
     being no text but the heading of its body), and its content tabs in order."""
-    if not any(mark in text for mark in ("!!!", "???", "===", "{%", "```", "~~~")):
+    if not any(mark in text for mark in ("!!!", "???", "===", "{%", "```", "~~~", "<TabItem")):
         return text, []
     lines = text.split("\n")
+    labels = tab_labels(text)
     out: list[str] = []
     bodies: list[int] = []  # the body indent (columns of the file's line) of each open container
     tabs: list[Tab] = []
     open_tabs: list[tuple[int, int]] = []  # (index into tabs, its container's place in bodies)
-    liquid: list[int] = []  # the open Liquid tabs (indices into tabs)
+    liquid: list[int] = []  # the open tabs that an end tag closes, Liquid's and Docusaurus' (indices into tabs)
     fences: list[str] = []  # the fences of the open fenced admonitions
     fence = ""
     for i, raw in enumerate(lines):
@@ -127,18 +151,18 @@ def dedent_bodies(text: str) -> tuple[str, list[Tab]]:
         if opened:
             fence = opened.group(1)
             continue
-        label = tab_label(line)
-        if label is not None and line.lstrip().startswith("{%"):  # a Liquid tab: its body ends at {% endtab %}
-            tabs.append(Tab(i, len(lines), label, len(open_tabs) + len(liquid)))
+        label = tab_label(line, labels)
+        if label is not None and line.lstrip()[:1] in "{<":  # Liquid's, Docusaurus': its body ends at its end tag
+            tabs.append(Tab(i, len(lines), label))
             liquid.append(len(tabs) - 1)
             out[-1] = ""
-        elif _LIQUID_END_TAB.match(line) and liquid:
+        elif (_LIQUID_END_TAB.match(line) or _TAB_ITEM_END.match(line)) and liquid:
             k = liquid.pop()
             tabs[k] = tabs[k]._replace(end=i)
             out[-1] = ""
         elif label is not None or _ADMONITION_MARKER.match(line):
             if label is not None:  # its line no text: the label heads the body (``Tab``)
-                tabs.append(Tab(i, len(lines), label, len(open_tabs) + len(liquid)))
+                tabs.append(Tab(i, len(lines), label))
                 open_tabs.append((len(tabs) - 1, len(bodies)))
                 out[-1] = ""
             bodies.append(indent + BODY_INDENT)

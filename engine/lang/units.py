@@ -77,7 +77,8 @@ UnitKind = Literal["sentence", "list_item", "table_row", "code"]
 # 28: a content tab's opening line (MkDocs' === "ESP32", Liquid's {% tab install humble %}) is its body's
 #     heading, no unit; a unit's heading reads as the chunk's does (no attribute list, hidden tag or icon)
 # 29: a fence naming an admonition (MyST's ```{warning}) opens one, its lines text, not code
-UNITS_VERSION = "29"
+# 30: a Docusaurus tab's line (<TabItem value="win">) resets the heading: the chunk's path holds its label
+UNITS_VERSION = "30"
 
 
 @dataclass(frozen=True, slots=True)
@@ -363,10 +364,12 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
         if pending and line.strip():
             labelled.append((line_start, line_end + 1))
             pending = False
-        tab = tab_label(line) if roles is None else None  # MkDocs' content tab: its label heads its body
+        tab = tab_label(line) if roles is None else None  # a content tab: its label heads its body
         if not line.strip() or _HEADING.match(line) or tab is not None:
             flush()
-            if line.strip():
+            if tab is not None and "<TabItem" in line:
+                heading = ""  # its label may be its <Tabs>' (engine.lang.containers): the chunk's path has it
+            elif line.strip():
                 heading = tab if tab is not None else heading_line_text(line)
             continue
         if k in titled:

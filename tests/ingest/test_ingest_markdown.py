@@ -674,3 +674,20 @@ def test_a_fenced_admonition_is_its_text_with_its_kind_and_code_inside_stays_cod
     units = [(u.kind, u.admonition, u.text) for c in chunks for u in split_units(c)]
     assert units == [("sentence", "warning", "Disconnect the battery first."), ("list_item", "warning", "Remove the fuse."),
                      ("sentence", "note", "Run:"), ("code", "note", "ls -l"), ("code", "", "print(1)")]
+
+
+def test_a_docusaurus_tabs_label_heads_its_body_unless_the_body_says_it(tmp_path: Path) -> None:
+    from engine.answer.units import unit_texts
+
+    text = ('import Tabs from "@theme/Tabs";\nimport TabItem from "@theme/TabItem";\n\n## Install uv\n\n'
+            '<Tabs values={[\n  { label: "Linux", value: "linux" },\n  { value: "win", label: "Windows" },\n]}>\n'
+            '<TabItem value="linux">\n\nRun the install script.\n\n</TabItem>\n<TabItem value="win">\n\n'
+            'Run winget.\n\n</TabItem>\n<TabItem value="android">\n\n### Android\n\nOpen the app.\n\n</TabItem>\n'
+            '</Tabs>\n\nThen check the version.\n')
+    doc, blocks = read(tmp_path, "setup.mdx", text)
+    paths = {doc.text[b.char_start:b.char_end].strip(): b.heading_path for b in blocks if b.kind != "heading"}
+    assert paths == {"Run the install script.": ("Install uv", "Linux"), "Run winget.": ("Install uv", "Windows"),
+                     "Open the app.": ("Install uv", "Android"), "Then check the version.": ("Install uv",)}
+    _doc, chunks = chunks_of(tmp_path, "setup.mdx", text)
+    texts = [t for c in chunks for t in unit_texts(c)]
+    assert "Install uv > Windows\nRun winget." in texts  # the unit reads the label the <Tabs> gives
