@@ -43,7 +43,7 @@ LIQUID_END_TAG = re.compile(r"[ \t]*\{%-?[ \t]*end(\w+)[ \t]*-?%\}[ \t]*$")
 # a heading's attribute list at its end, as MkDocs (attr_list), Pandoc, Hugo and kramdown read it:
 # ids, classes and key=value pairs in braces, the colon optional ("## Vario {: #vario }", "## Setup
 # {#setup .wide}"); braces that hold anything else ("## The {x} placeholder") are the heading's text
-_ATTR = r"""(?:[#.][A-Za-z_-][\w:-]*|[A-Za-z][\w-]*=(?:"[^"]*"|'[^']*'|[^\s{}]+))"""
+_ATTR = r"""(?:#[A-Za-z0-9_-][\w:-]*|\.[A-Za-z_-][\w:-]*|[A-Za-z][\w-]*=(?:"[^"]*"|'[^']*'|[^\s{}]+))"""
 HEADING_ATTRS = re.compile(rf"\s*\{{:?[ \t]*(?:{_ATTR}[ \t]*)+\}}\s*$")
 _COMPONENT = re.compile(r"[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)*")  # MDX's TabItem, Tabs; not <Ctrl-A>, <GND>
 # the elements of HTML a page may carry inside a heading's or a paragraph's text, or around it (a

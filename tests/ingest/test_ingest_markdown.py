@@ -270,11 +270,12 @@ def test_a_headings_attribute_list_is_not_its_text(lib: Path) -> None:
     # in the heading path it put "vario" twice into every passage's words and citations
     page = ("# General\n\n## Vario {: #vario }\n\nThe vario beeps on climb.\n\n"
             "## Storage location (X20 Pro) {#storage .wide}\n\nFiles go on the SD card.\n\n"
-            "## Links {target=\"_blank\"}\n\nSee the site.\n\n"
+            "## Links {target=\"_blank\"}\n\nSee the site.\n\n## 4. Receiver {: #4-configure-the-receiver }\n\nBind it.\n\n"
             "## The {name} placeholder\n\nReplace it.\n\n## Rounding {:.2f}\n\nTwo places.\n")
     _doc, chunks = chunks_of(lib, "general.md", page)
     paths = {c.heading_path for c in chunks}
-    assert {("General", "Vario"), ("General", "Storage location (X20 Pro)"), ("General", "Links")} <= paths
+    assert {("General", "Vario"), ("General", "Storage location (X20 Pro)"), ("General", "Links"),
+            ("General", "4. Receiver")} <= paths
     assert ("General", "The {name} placeholder") in paths  # braces that hold text are the heading's
     assert ("General", "Rounding {:.2f}") in paths  # a format spec a writer shows
 
