@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from engine.lang.codes import exact_codes
 from engine.lang.rst import table_header_cells
-from engine.lang.tables import table_cells
+from engine.lang.tables import table_cells, table_context
 from engine.lang.units import Unit, is_rst
 from engine.lang.words import terms
 from engine.search.devices import document_codes
@@ -158,7 +158,7 @@ def table_header(chunk: Chunk, unit: Unit) -> str:
             return lines[i - 1]
         if "|" not in lines[i]:
             break
-    for line in chunk.context.splitlines():  # the chunker may carry the header in context
+    for line in table_context(chunk.context):  # the chunker may carry the header in context
         if "|" in line and not rule.match(line):
             return line
     return ""

@@ -192,10 +192,17 @@ class _Rows(HTMLParser):
             self.row[1][-1] += f" {data}"
 
 
+def table_context(context: str) -> list[str]:
+    """The lines of a chunk's context that its tables' rows carry (headers, captions): all but the
+    first, the heading path under the document's title, which the chunker writes first and which
+    may hold a pipe of its own (an HTML page's <title>Setup | Acme Docs</title>)."""
+    return context.splitlines()[1:]
+
+
 def context_headers(context: str) -> set[str]:
-    """The header rows a chunk's context carries for its tables' rows (the lines with a pipe), each
-    its words one space apart."""
-    return {" ".join(line.split()) for line in context.splitlines() if "|" in line}
+    """The header rows a chunk's context carries for its tables' rows (``table_context``'s lines with
+    a pipe), each its words one space apart."""
+    return {" ".join(line.split()) for line in table_context(context) if "|" in line}
 
 
 def is_html_row(row: str) -> bool:

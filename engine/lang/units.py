@@ -78,7 +78,8 @@ UnitKind = Literal["sentence", "list_item", "table_row", "code"]
 #     heading, no unit; a unit's heading reads as the chunk's does (no attribute list, hidden tag or icon)
 # 29: a fence naming an admonition (MyST's ```{warning}) opens one, its lines text, not code
 # 30: a Docusaurus tab's line (<TabItem value="win">) resets the heading: the chunk's path holds its label
-UNITS_VERSION = "30"
+# 31: a pipe in the heading path (an HTML <title> "Setup | Acme Docs") heads no table (engine.lang.tables.table_context)
+UNITS_VERSION = "31"
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,8 +245,9 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
     # in a text whose headings are not marked up (PDF, HTML, plain text), the lines that read as one of
     # the chunk's headings are that heading, not statements
     titled = _heading_lines(raws, chunk.heading_path) if roles is None else {}
-    piped = (pipe_table_lines(lines, chunk.kind == "table" and "|" in chunk.context) if fmt == "markdown"
-             else rendered_table_lines(lines, "|" in chunk.context) if fmt in ("html", "pdf", "text") else set())
+    headed = bool(context_headers(chunk.context))  # its table's header travels in its context
+    piped = (pipe_table_lines(lines, chunk.kind == "table" and headed) if fmt == "markdown"
+             else rendered_table_lines(lines, headed) if fmt in ("html", "pdf", "text") else set())
     headers = header_rows(lines, piped, chunk.context)
     # PDF and plain text: a line is a printed line; the longest one is the page's measure
     # (of the lines of words: a URL on its own line is no measure)

@@ -91,6 +91,25 @@ def test_a_page_laid_out_in_a_table_is_read_sentence_by_sentence(lib: Path) -> N
     assert "Wait until it has cooled." in [u.text for u in units]
 
 
+def test_a_pipe_in_the_pages_title_is_no_table_header(lib: Path) -> None:
+    # the context's first line is the heading path under the title (<title>Pump setup | Acme Docs</title>):
+    # its pipe neither heads a table of prose cells nor stands as the header of a table's rows
+    from engine.answer.conflicts import table_header
+    from engine.answer.units import unit_texts
+    from engine.lang.units import split_units
+
+    page = ("<html><head><title>Pump setup | Acme Docs</title></head><body><h1>Pump setup</h1><h2>Layout</h2>"
+            "<table><tr><td>Open the valve first. Then start the pump.</td><td>Check the seal.</td></tr></table>"
+            "<h2>Limits</h2><p>Flow by model.</p><table><tr><td>P-10</td><td>12 l/min</td></tr></table></body></html>")
+    _, chunks = chunks_of(lib, "setup.html", page)
+    layout, limits = chunks
+    assert "|" in layout.context.splitlines()[0]
+    assert "Then start the pump." in [u.text for u in split_units(layout)]
+    row = next(u for u in split_units(limits) if u.kind == "table_row")
+    assert table_header(limits, row) == ""
+    assert "Pump setup > Limits\nP-10 | 12 l/min" in unit_texts(limits)
+
+
 def test_a_headed_table_keeps_rows_whose_cells_hold_several_sentences(lib: Path) -> None:
     from engine.lang.units import split_units
 
