@@ -25,10 +25,10 @@ __all__ = ["ADMONITION_KINDS", "SAFETY_ADMONITIONS", "TAB_MARKER", "Tab", "close
            "fenced_admonition", "tab_label", "tab_labels"]
 
 # a content tab's opening line: its label quoted (pymdownx.tabbed; "===+" opens selected, "===!" a new set)
-TAB_MARKER = re.compile(r'[ \t]*===[+!]?[ \t]+"([^"\n]*)"[ \t]*$')
+TAB_MARKER = re.compile(r'[ \t]*===[+!]?[ \t]+"([^"\n]*)"[ \t\r]*$')
 # an admonition's opening line: its kind, further classes, a quoted title ("" for none)
 _ADMONITION_MARKER = re.compile(r'[ \t]*(?:!!!|\?\?\?\+?)[ \t]+[A-Za-z][\w-]*(?:[ \t]+[A-Za-z][\w-]*)*'
-                                r'(?:[ \t]+"[^"\n]*")?[ \t]*$')
+                                r'(?:[ \t]+"[^"\n]*")?[ \t\r]*$')
 _FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})")
 # the kinds of the admonition markups that warn (note, tip, info, important do not)
 SAFETY_ADMONITIONS = frozenset({"danger", "warning", "caution", "attention", "error"})
@@ -37,14 +37,14 @@ SAFETY_ADMONITIONS = frozenset({"danger", "warning", "caution", "attention", "er
 ADMONITION_KINDS = SAFETY_ADMONITIONS | {"hint", "important", "note", "tip", "seealso", "info"}
 # a fence naming an admonition: MyST's directive (```{warning}, ```{note} Title) or a bare kind (```warning,
 # as the TurtleBot 4 manual's theme draws a callout); its lines are Markdown text, up to the closing fence
-_ADMONITION_FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})[ \t]*(?:\{([A-Za-z]+)\}(?:[ \t].*)?|([A-Za-z]+)[ \t]*)$")
+_ADMONITION_FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})[ \t]*(?:\{([A-Za-z]+)\}(?:[ \t].*)?\r?|([A-Za-z]+)[ \t\r]*)$")
 # a Liquid tab (jekyll-tabs: {% tab install humble %}, the group then the label; GitBook: {% tab title="Humble" %})
 # and its end, each a line of its own
-_LIQUID_TAB = re.compile(r"""[ \t]*\{%-?[ \t]*tab[ \t]+(?:title=(["'])(.*?)\1|(?:[^\s%]+[ \t]+)?([^\s%-][^%\n]*?))[ \t]*-?%\}[ \t]*$""")
-_LIQUID_END_TAB = re.compile(r"[ \t]*\{%-?[ \t]*endtab[ \t]*-?%\}[ \t]*$")
+_LIQUID_TAB = re.compile(r"""[ \t]*\{%-?[ \t]*tab[ \t]+(?:title=(["'])(.*?)\1|(?:[^\s%]+[ \t]+)?([^\s%-][^%\n]*?))[ \t]*-?%\}[ \t\r]*$""")
+_LIQUID_END_TAB = re.compile(r"[ \t]*\{%-?[ \t]*endtab[ \t]*-?%\}[ \t\r]*$")
 # Docusaurus' tab (MDX), a line of its own: its label, else its value ("win", "home_row_mods")
-_TAB_ITEM = re.compile(r"[ \t]*<TabItem\b([^<>]*)>[ \t]*$")
-_TAB_ITEM_END = re.compile(r"[ \t]*</TabItem>[ \t]*$")
+_TAB_ITEM = re.compile(r"[ \t]*<TabItem\b([^<>]*)>[ \t\r]*$")
+_TAB_ITEM_END = re.compile(r"[ \t]*</TabItem>[ \t\r]*$")
 _ATTRIBUTE = re.compile(r"""\b(label|value)=(?:"([^"]*)"|'([^']*)')""")
 # a label its <Tabs values={[...]}> gives a value: {label: "Windows", value: "win"}, either order
 _TAB_VALUE = re.compile(r"""\{\s*(label|value)\s*:\s*(["'])([^"'\n]*)\2\s*,\s*(label|value)\s*:\s*(["'])([^"'\n]*)\5\s*\}""")

@@ -692,3 +692,13 @@ def test_a_docusaurus_tabs_label_heads_its_body_unless_the_body_says_it(tmp_path
     _doc, chunks = chunks_of(tmp_path, "setup.mdx", text)
     texts = [t for c in chunks for t in unit_texts(c)]
     assert "Install uv > Windows\nRun winget." in texts  # the unit reads the label the <Tabs> gives
+
+
+def test_containers_read_the_same_with_windows_line_ends(tmp_path: Path) -> None:
+    text = ('# T\n\n=== "ESP32"\n\n    Step one here.\n\n    - item\n\n```{warning}\nHot.\n```\n\n'
+            '<TabItem value="win">\n\nRun it.\n\n</TabItem>\n{% tab x humble %}\nGo.\n{% endtab %}\n')
+    _doc, u_blocks = read(tmp_path, "unix.md", text)
+    _doc, d_blocks = read(tmp_path, "dos.md", text.replace("\n", "\r\n"))
+    assert [(b.kind, b.heading_path, b.start_line) for b in u_blocks] == [
+        (b.kind, b.heading_path, b.start_line) for b in d_blocks]
+    assert ("paragraph", ("T", "humble"), 19) in [(b.kind, b.heading_path, b.start_line) for b in u_blocks]
