@@ -17,10 +17,12 @@ which Docusaurus manuals carry (``.mdx``). The lines of text between such tags s
 them a block of its own.
 
 MkDocs' indented containers (``!!! warning``, ``??? info "Title"``, content tabs ``=== "ESP32"``)
-are read with their bodies set back to the opening line's indent (engine.lang.containers), so that a
-body after a blank line is its paragraphs, lists and headings, not an indented code block; a tab's
-label is a heading over its body, one level under the heading the tabs sit in, and the body's own
-headings nest under it (Tasmota's "Configuration procedure > ESP32 > Step 1.").
+are read with their bodies set back to the opening line's indent, and fenced admonitions (MyST's
+``` ```{warning} ```) as Docusaurus' ``:::warning`` (engine.lang.containers), so that their text is
+paragraphs, lists and headings, not code. A content tab's label (MkDocs', Liquid's ``{% tab install
+humble %}``, Docusaurus' ``<TabItem value="win">``) is a heading over its body, one level under the
+heading the tabs sit in, and the body's own headings nest under it (Tasmota's "Configuration
+procedure > ESP32 > Step 1.").
 
 A page with no level-1 heading (a static-site page whose generator prints the front matter's
 ``title`` above the text: 50 of ZMK's 50 pages, 46 of WLED's 50, 34 of Meshtastic's 44) has heading
@@ -52,6 +54,7 @@ models judging them were fitted on the old ones.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 import yaml
@@ -297,7 +300,7 @@ class _Walk:
     """One pass over markdown-it's tokens, turning them into blocks: the state that pass needs
     (the open lists and quotes, the table being read, the level of the title)."""
 
-    def __init__(self, text: str, line0: int, tabs: list[Tab] = ()):
+    def __init__(self, text: str, line0: int, tabs: Sequence[Tab] = ()):
         self.text, self.line0 = text, line0
         self.tabs = list(tabs)  # content tabs still to open, in order (lines relative to line0)
         self.open_tabs: list[tuple[int, int, int]] = []  # (first line past its body, depth, level shift) before it
@@ -354,19 +357,21 @@ class _Walk:
         the headings of its body nest under it ("Configuration procedure > ESP32 > Step 1."); not
         where the body opens with a heading that says it (``<TabItem value="android">`` then
         ``### Android``)."""
-        while self.open_tabs and self.open_tabs[-1][0] <= line:
-            _end, depth, self.shift = self.open_tabs.pop()
-            self.b.close_headings(depth)
+        self.close_tabs(line)
         while self.tabs and self.tabs[0].line < line:
             tab = self.tabs.pop(0)
-            while self.open_tabs and self.open_tabs[-1][0] <= tab.line:
-                _end, depth, self.shift = self.open_tabs.pop()
-                self.b.close_headings(depth)
+            self.close_tabs(tab.line)  # the tab before it, a sibling, ended there
             self.open_tabs.append((tab.end, self.b.depth, self.shift))
             if self.tabs and self.tabs[0].line < line or heading.casefold() != tab.label.casefold():
                 level = self.b.level + 1
                 self.b.heading(level, tab.label, *self.span([tab.line, tab.line + 1]))
                 self.shift = level
+
+    def close_tabs(self, line: int) -> None:
+        """Close the open content tabs whose body ends at or before ``line``: their headings too."""
+        while self.open_tabs and self.open_tabs[-1][0] <= line:
+            _end, depth, self.shift = self.open_tabs.pop()
+            self.b.close_headings(depth)
 
     def token(self, tok: Token) -> None:
         t = tok.type

@@ -40,14 +40,16 @@ ADMONITION_KINDS = SAFETY_ADMONITIONS | {"hint", "important", "note", "tip", "se
 _ADMONITION_FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})[ \t]*(?:\{([A-Za-z]+)\}(?:[ \t].*)?\r?|([A-Za-z]+)[ \t\r]*)$")
 # a Liquid tab (jekyll-tabs: {% tab install humble %}, the group then the label; GitBook: {% tab title="Humble" %})
 # and its end, each a line of its own
-_LIQUID_TAB = re.compile(r"""[ \t]*\{%-?[ \t]*tab[ \t]+(?:title=(["'])(.*?)\1|(?:[^\s%]+[ \t]+)?([^\s%-][^%\n]*?))[ \t]*-?%\}[ \t\r]*$""")
+_LIQUID_TAB = re.compile(r"""[ \t]*\{%-?[ \t]*tab[ \t]+"""
+                         r"""(?:title=(["'])(.*?)\1|(?:[^\s%]+[ \t]+)?([^\s%-][^%\n]*?))[ \t]*-?%\}[ \t\r]*$""")
 _LIQUID_END_TAB = re.compile(r"[ \t]*\{%-?[ \t]*endtab[ \t]*-?%\}[ \t\r]*$")
 # Docusaurus' tab (MDX), a line of its own: its label, else its value ("win", "home_row_mods")
 _TAB_ITEM = re.compile(r"[ \t]*<TabItem\b([^<>]*)>[ \t\r]*$")
 _TAB_ITEM_END = re.compile(r"[ \t]*</TabItem>[ \t\r]*$")
 _ATTRIBUTE = re.compile(r"""\b(label|value)=(?:"([^"]*)"|'([^']*)')""")
 # a label its <Tabs values={[...]}> gives a value: {label: "Windows", value: "win"}, either order
-_TAB_VALUE = re.compile(r"""\{\s*(label|value)\s*:\s*(["'])([^"'\n]*)\2\s*,\s*(label|value)\s*:\s*(["'])([^"'\n]*)\5\s*\}""")
+_TAB_VALUE = re.compile(r"""\{\s*(label|value)\s*:\s*(["'])([^"'\n]*)\2\s*,"""
+                        r"""\s*(label|value)\s*:\s*(["'])([^"'\n]*)\5\s*\}""")
 BODY_INDENT = 4  # Python-Markdown's: a container's body is indented four columns under its opening line
 
 
@@ -106,9 +108,10 @@ def _lead(line: str) -> tuple[str, str]:
 
 
 def dedent_bodies(text: str) -> tuple[str, list[Tab]]:
-    """``text`` with the bodies of its containers set back to their opening line's indent (the same
-    lines, each shortened by its leading spaces only; a tab's opening line left blank, its label
-    being no text but the heading of its body), and its content tabs in order."""
+    """``text`` with the bodies of its indented containers set back to their opening line's indent,
+    a fenced admonition's fences written ``:::kind`` and ``:::``, and a tab's opening and end lines
+    left blank (its label is no text but the heading of its body): the same lines, and its content
+    tabs in order."""
     if not any(mark in text for mark in ("!!!", "???", "===", "{%", "```", "~~~", "<TabItem")):
         return text, []
     lines = text.split("\n")
@@ -117,7 +120,7 @@ def dedent_bodies(text: str) -> tuple[str, list[Tab]]:
     bodies: list[int] = []  # the body indent (columns of the file's line) of each open container
     tabs: list[Tab] = []
     open_tabs: list[tuple[int, int]] = []  # (index into tabs, its container's place in bodies)
-    liquid: list[int] = []  # the open tabs that an end tag closes, Liquid's and Docusaurus' (indices into tabs)
+    tagged: list[int] = []  # the open tabs an end tag closes, Liquid's and Docusaurus' (indices into tabs)
     fences: list[str] = []  # the fences of the open fenced admonitions
     fence = ""
     for i, raw in enumerate(lines):
@@ -154,10 +157,10 @@ def dedent_bodies(text: str) -> tuple[str, list[Tab]]:
         label = tab_label(line, labels)
         if label is not None and line.lstrip()[:1] in "{<":  # Liquid's, Docusaurus': its body ends at its end tag
             tabs.append(Tab(i, len(lines), label))
-            liquid.append(len(tabs) - 1)
+            tagged.append(len(tabs) - 1)
             out[-1] = ""
-        elif (_LIQUID_END_TAB.match(line) or _TAB_ITEM_END.match(line)) and liquid:
-            k = liquid.pop()
+        elif (_LIQUID_END_TAB.match(line) or _TAB_ITEM_END.match(line)) and tagged:
+            k = tagged.pop()
             tabs[k] = tabs[k]._replace(end=i)
             out[-1] = ""
         elif label is not None or _ADMONITION_MARKER.match(line):

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["HEADING_ATTRS", "LIQUID_END_TAG", "LIQUID_TAG", "hidden_inline_tag", "module_end", "module_lines", "opens_with_tag",
-           "heading_line_text", "read_shortcodes", "visible_lines", "without_hidden_tags"]
+__all__ = ["HEADING_ATTRS", "LIQUID_END_TAG", "LIQUID_TAG", "heading_line_text", "hidden_inline_tag", "module_end",
+           "module_lines", "opens_with_tag", "read_shortcodes", "visible_lines", "without_hidden_tags"]
 
 # a shortcode (a name with a letter, or +1 / -1) standing apart (not "10:30:00", "a:b:c", "std::vector::",
 # a reST role ":ref:`x`"), and an icon's with the space before it
