@@ -79,7 +79,8 @@ UnitKind = Literal["sentence", "list_item", "table_row", "code"]
 # 29: a fence naming an admonition (MyST's ```{warning}) opens one, its lines text, not code
 # 30: a Docusaurus tab's line (<TabItem value="win">) resets the heading: the chunk's path holds its label
 # 31: a pipe in the heading path (an HTML <title> "Setup | Acme Docs") heads no table (engine.lang.tables.table_context)
-UNITS_VERSION = "31"
+# 32: a Liquid block tag's style naming a kind (GitBook's {% hint style="danger" %}) is the admonition's kind
+UNITS_VERSION = "32"
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +136,7 @@ _CODE_OPENING = re.compile(r"(?:[ \t]*\n)*[ \t]*(```|~~~)[^\n]*\n")  # blank lin
 # read as usual and carry the kind. Docusaurus ":::warning ... :::", GitHub "> [!WARNING]" then
 # quoted lines, MkDocs "!!! warning" / reST ".. warning::" then indented lines.
 _FENCED_ADMONITION = re.compile(r"[ \t]*:{3,}[ \t]*\{?([A-Za-z]*)")  # MyST: ":::{warning}"
+_LIQUID_STYLE = re.compile(r"""\bstyle=(["'])(\w+)\1""")  # a Liquid tag's style: GitBook's hint kinds
 _ALERT = re.compile(r"[ \t]*(?:>[ \t]*)+\[!([A-Za-z]+)\][ \t]*$")
 _INDENTED_ADMONITION = re.compile(  # the opening line alone: "!!! WARNING: hot !!!" is a statement
     r'[ \t]*(?:(?:!!!|\?\?\?\+?)[ \t]+([A-Za-z]+)(?:[ \t]+"[^"]*")?|\.\.[ \t]+([A-Za-z]+)::)[ \t]*$')
@@ -308,6 +310,9 @@ def split_units(chunk: Chunk) -> tuple[Unit, ...]:
         liquid = LIQUID_TAG.match(line) if roles is None else None
         if liquid:  # a template's tag shows nothing; a block tag naming an admonition opens one
             name, argument = liquid.group(1).lower(), (liquid.group(3) or "").lower()
+            style = _LIQUID_STYLE.search(liquid.group(0))  # GitBook's {% hint style="danger" %}
+            if style and style.group(2).lower() in ADMONITION_KINDS:
+                argument = style.group(2).lower()
             opens = not kind and (name in ADMONITION_KINDS or argument in ADMONITION_KINDS)
             rest = liquid.end() < len(line)  # "{% alert "warning" %}Some information ...": its first line
             if not rest or opens:

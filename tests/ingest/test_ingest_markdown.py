@@ -702,3 +702,15 @@ def test_containers_read_the_same_with_windows_line_ends(tmp_path: Path) -> None
     assert [(b.kind, b.heading_path, b.start_line) for b in u_blocks] == [
         (b.kind, b.heading_path, b.start_line) for b in d_blocks]
     assert ("paragraph", ("T", "humble"), 19) in [(b.kind, b.heading_path, b.start_line) for b in u_blocks]
+
+
+def test_a_gitbook_hints_style_is_its_admonitions_kind(tmp_path: Path) -> None:
+    from engine.lang.units import SAFETY_ADMONITIONS, split_units
+
+    text = ('# Battery\n\n{% hint style="danger" %}\nNever charge a swollen pack.\n{% endhint %}\n\n'
+            '{% hint style="info" %}\nThe radio shows the voltage.\n{% endhint %}\n\nCharge at 1C.\n')
+    _doc, chunks = chunks_of(tmp_path, "battery.md", text)
+    kinds = {u.text: u.admonition for c in chunks for u in split_units(c)}
+    assert kinds == {"Never charge a swollen pack.": "danger", "The radio shows the voltage.": "info",
+                     "Charge at 1C.": ""}
+    assert "danger" in SAFETY_ADMONITIONS  # so the answer shows it as a safety statement
