@@ -22,12 +22,16 @@ def test_one_sentence_splitter_keeps_values_abbreviations_and_cjk():
     assert _sentences("电源关闭。然后拆下盖子。") == ["电源关闭。", "然后拆下盖子。"]
     assert _sentences("ca. 3 bar. Fine") == ["ca. 3 bar.", "Fine"]
     # an emphasised run ends with its sentence: "first.**" is the end, not "first."
-    assert _sentences("**Caution. Turn it off first.** Then open it.") == ["**Caution.", "Turn it off first.**", "Then open it."]
+    assert _sentences("**Caution. Turn it off first.** Then open it.") == ["**Caution. Turn it off first.**", "Then open it."]
     assert _sentences("Use *two hands. Lift slowly.* Put it down.") == ["Use *two hands.", "Lift slowly.*", "Put it down."]
     # an item's number opening a line starts a sentence and is none of its own (a PDF list read as a paragraph)
     assert _sentences("9. Supports CAN or USB.\n10. Equipped ESD protection.\n11. The board.") == [
         "9. Supports CAN or USB.", "10. Equipped ESD protection.", "11. The board."]
     assert _sentences("Set it to 5.\n10 mm is the gap.") == ["Set it to 5.\n10 mm is the gap."]  # no item: a value
+    # one word is a label or a reply: it says nothing without the sentence after it (the last one stays)
+    assert _sentences("**Warning!** It is not advisable to run it daily. Check the bolts.") == [
+        "**Warning!** It is not advisable to run it daily.", "Check the bolts."]
+    assert _sentences("Important! Restart the host. No. Done!") == ["Important! Restart the host.", "No. Done!"]
 
 
 @settings(max_examples=200)

@@ -46,7 +46,7 @@ CountTokens = Callable[[str], int]
 
 # Recorded in each index manifest: bump it when the rules above change what chunks come out,
 # so an index built by older rules asks to be rebuilt instead of mixing two chunkings.
-CHUNKER_VERSION = "53"  # 3: code cut between lines; CJK chapter lines in Markdown are headings
+CHUNKER_VERSION = "54"  # 3: code cut between lines; CJK chapter lines in Markdown are headings
 # 4: long paragraphs cut by the one sentence splitter (engine.lang.text): no cut before a lower-case
 #    word or a digit (2 of 10,579 chunks of the shared dev corpora start elsewhere)
 # 5: a PDF page in two columns reads left column then right (engine.ingest.pdf.reading_order);
@@ -124,6 +124,7 @@ CHUNKER_VERSION = "53"  # 3: code cut between lines; CJK chapter lines in Markdo
 # 51: a heading's attribute list may give an id that starts with a digit ("## 4. Receiver {: #4-receiver }")
 # 52: the context's first line is the heading path even when that is empty (a table's header then on the second)
 # 53: the containers of 48-50 read the same in a file with Windows line ends
+# 54: a one-word sentence ("**Warning!**", "Important!") is no sentence of its own: a long paragraph is not cut after it
 
 UNMARKED_HEADINGS = frozenset({"pdf", "html", "text"})  # formats whose text does not mark headings up
 

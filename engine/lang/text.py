@@ -65,6 +65,7 @@ def strip_span(text: str, start: int, end: int) -> tuple[int, int]:
 
 _ITEM_NUMBER = re.compile(r"\d{1,3}[.)]")
 _ITEM_START = re.compile(r"\d{1,3}[.)][ \t]")
+_ONE_WORD = re.compile(r"[^\s\w]*[^\W\d_]+[^\s\w]*")  # one word of letters: "**Warning!**", "No." (not "RT-90).")
 
 
 def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
@@ -74,8 +75,9 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
     Ends at ``.!?`` (with any closing quotes or emphasis, ``.**``) followed by whitespace, unless the next word starts
     with a lower-case letter or a digit ("2.5 N·m", "e.g. the", "ca. 3") or the word before is a
     known abbreviation ("z.B.", "No.") and no line break follows, or the sentence would be only an
-    item's number opening a line ("10." over a PDF list item's text); at CJK ``。！？`` no space is
-    needed.
+    item's number opening a line ("10." over a PDF list item's text) or one word ("**Warning!**",
+    "Important!", "No.": a label or a reply, which says nothing without the sentence after it); at
+    CJK ``。！？`` no space is needed.
     """
     end = len(text) if end is None else end
     spans: list[tuple[int, int]] = []
@@ -92,6 +94,8 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
             s, e = strip_span(text, pos, cut)
             if _ITEM_NUMBER.fullmatch(text, s, e) and (s == 0 or text[s - 1] == "\n"):
                 continue  # "10." opening a line: the number of the item that follows, no sentence
+            if _ONE_WORD.fullmatch(text, s, e) and cut < end:
+                continue  # "**Warning!** It is not advisable ...": a label, its sentence follows
         s, e = strip_span(text, pos, cut)
         if s < e:
             spans.append((s, e))

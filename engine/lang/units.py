@@ -80,7 +80,8 @@ UnitKind = Literal["sentence", "list_item", "table_row", "code"]
 # 30: a Docusaurus tab's line (<TabItem value="win">) resets the heading: the chunk's path holds its label
 # 31: a pipe in the heading path (an HTML <title> "Setup | Acme Docs") heads no table (engine.lang.tables.table_context)
 # 32: a Liquid block tag's style naming a kind (GitBook's {% hint style="danger" %}) is the admonition's kind
-UNITS_VERSION = "32"
+# 33: a one-word sentence ("**Warning!** It is not advisable ...") is one with the sentence after it
+UNITS_VERSION = "33"
 
 
 @dataclass(frozen=True, slots=True)
