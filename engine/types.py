@@ -258,7 +258,7 @@ class Claim:
     header: str = ""  # a table row's header row, verbatim, so its cells can be shown with their columns
     code: bool = False  # a code block (commands, config lines) that a claim before it announces: shown as lines
     # other passages that say the same (another edition of the manual, another manual: the same
-    # words and numbers), their Citation.n: the claim is shown once, citing each
+    # words and numbers) or a part of it, their Citation.n: the claim is shown once, citing each
     also: tuple[int, ...] = ()
 
     @property

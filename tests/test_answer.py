@@ -364,6 +364,24 @@ def test_a_statement_two_manuals_make_is_one_claim_citing_both():
     assert answer_to_dict(a)["claims"][0]["also"] == [speed[0].also[0]]
 
 
+def test_a_claim_an_earlier_claim_of_another_passage_already_shows_folds_into_it():
+    from engine.answer.compose import _fold_repeats
+    from engine.types import Claim
+
+    option = ("#hold_current:\n#   The current to use\n#   when the stepper is not moving. Setting a\n"
+              "#   hold_current is not recommended.")
+    cut = "#   when the stepper is not moving. Setting a\n      #   hold_current is not recommended."
+    claims = [Claim("Run `ls /dev/serial/by-id/*` on the host.", 1, 0, 40),
+              Claim(option, 2, 0, len(option), code=True),
+              Claim(cut, 3, 50, 50 + len(cut), code=True),  # the same lines, one later, for another driver
+              Claim("ls /dev/serial/by-id/*", 4, 0, 22, code=True),  # the command the sentence gives
+              Claim("hold_current is not recommended.", 2, 90, 120),  # the same passage again: a step of its own
+              Claim("hold_current is not recommended.", 5, 0, 32, safety=True)]  # marked otherwise
+    got = _fold_repeats(claims)
+    assert [(c.text[:12], c.cites) for c in got] == [
+        ("Run `ls /dev", (1, 4)), ("#hold_curren", (2, 3)), ("hold_current", (2,)), ("hold_current", (5,))]
+
+
 def test_injection_is_flagged_and_not_followed():
     lib = library()
     a = ask(lib, "What is the impeller nut torque?", k=3)
@@ -1328,6 +1346,67 @@ def test_a_claim_ending_with_a_colon_brings_the_command_or_list_it_announces():
     texts = [c.text for c in b.claims]
     i = texts.index("Before tuning, check the following:")
     assert texts[i + 1:i + 3] == ["the extruder steps are calibrated", "the nozzle is clean"]
+
+
+def test_a_claim_ending_with_a_colon_brings_the_command_set_as_its_own_paragraph():
+    from engine.answer.scoring import assess
+    from engine.answer.task import lead_ins
+
+    doc = ("# Bed mesh\n\n## Profiles\n\nEach calibration is saved to the default profile. The default profile "
+           "can be removed as follows:\n\n`BED_MESH_PROFILE REMOVE=default`\n\nAny other profile is removed the "
+           "same way.\n\nIts mesh is kept in `printer.cfg` after `SAVE_CONFIG`.\n")
+    lib = FakeLibrary({"mesh.md": (meta("mesh"), doc)})
+    question = "How do I remove the default bed mesh profile?"
+    lead = "The default profile can be removed as follows:"
+    a = assess(question, lib.search(question), lib, CONFIG)
+    by_text = {s.unit.text: s for s in a.units}
+    assert [g.unit.text for g in lead_ins([by_text[lead]], a, lib)] == ["`BED_MESH_PROFILE REMOVE=default`"]
+    # a statement with words besides its code spans is no command, nor what a sentence without a colon brings
+    assert lead_ins([by_text["Each calibration is saved to the default profile."]], a, lib) == []
+    texts = [c.text for c in ask(lib, question, k=1).claims]
+    assert texts[texts.index(lead) + 1] == "`BED_MESH_PROFILE REMOVE=default`"
+    assert_verbatim(lib, ask(lib, question, k=1))
+
+
+def test_the_rest_of_a_short_section_brings_the_command_it_announces():
+    doc = ("# Host\n\n## Permissions\n\nIf the log reports a permission error on the host socket then your user "
+           "must join the tty group. The following command adds the pi user to the tty group:\n```\n"
+           "sudo usermod -a -G tty pi\n```\n")
+    lib = FakeLibrary({"host.md": (meta("host"), doc)})
+    a = ask(lib, "permission error on the host socket in the log", k=1)
+    texts = [c.text for c in a.claims]
+    lead = "The following command adds the pi user to the tty group:"
+    assert texts[0].startswith("If the log reports") and lead in texts, texts  # the section read on
+    assert texts[texts.index(lead) + 1] == "sudo usermod -a -G tty pi" and a.claims[texts.index(lead) + 1].code
+    assert_verbatim(lib, a)
+
+
+def test_a_claim_ending_with_a_colon_brings_the_short_table_it_announces():
+    doc = ("# Pi\n\n## Hardware PWM\n\nThe overlay routes each PWM channel to a gpio pin of the Pi. PWM0 can be "
+           "routed to gpio12 and gpio18, PWM1 can be routed to gpio13 and gpio19:\n\n| PWM | gpio PIN | Func |\n"
+           "| --- | --- | --- |\n| 0 | 12 | 4 |\n| 0 | 18 | 2 |\n| 1 | 13 | 4 |\n| 1 | 19 | 2 |\n\n"
+           "Reboot the Pi after changing the overlay.\n")
+    lib = FakeLibrary({"pi.md": (meta("pi"), doc)})
+    a = ask(lib, "Which gpio pins can PWM0 and PWM1 be routed to?", k=1)
+    texts = [c.text for c in a.claims]
+    lead = "PWM0 can be routed to gpio12 and gpio18, PWM1 can be routed to gpio13 and gpio19:"
+    i = texts.index(lead)
+    rows = ["| 0 | 12 | 4 |", "| 0 | 18 | 2 |", "| 1 | 13 | 4 |", "| 1 | 19 | 2 |"]
+    assert texts[i + 1:i + 5] == rows, texts
+    assert "gpio PIN" in a.claims[i + 1].header
+    assert_verbatim(lib, a)
+    # the chunker cut between the statement and its table: the rows, from the next chunk, read right after it
+    # (a passage of another manual between them in the ranking)
+    lib = FakeLibrary({"pi.md": (meta("pi"), doc),
+                       "cm.md": (meta("cm"), "# CM4\n\n## PWM\n\nPWM0 and PWM1 can be routed to gpio pins on the CM4 as well.\n")})
+    text = lib.chunks_of("pi.md")[0].text
+    at = text.index(lead) + len(lead)
+    _first, second = _split_chunk(lib, "pi.md", at, at + 2)
+    a = ask(lib, "Which gpio pins can PWM0 and PWM1 be routed to?", k=3)
+    texts = [c.text for c in a.claims]
+    i = texts.index(lead)
+    assert texts[i + 1:i + 5] == rows, texts
+    assert {a.citations[c.citation - 1].chunk_id for c in a.claims[i + 1:i + 5]} == {second.id}
 
 
 def test_code_after_takes_a_short_fenced_block_only():

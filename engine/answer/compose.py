@@ -20,6 +20,7 @@ from engine.answer.versions import MetaCache, VersionConflicts, find_version_con
 from engine.config import Config
 from engine.lang.codes import exact_codes
 from engine.lang.cues import announces, injection_reason
+from engine.lang.markup import code_span_only
 from engine.lang.units import Unit
 from engine.lang.words import numbers_in, terms
 from engine.search.eligibility import Eligibility
@@ -130,7 +131,7 @@ def _add_task_units(question: str, chosen: list[ScoredUnit], a: Assessment, libr
     extra = steps + code_remedies(question, chosen, a)
     if not steps and not a.expected and not exact_codes(question):
         extra += section_rest(chosen, a, library, config.answer.max_claims - len(chosen))
-    extra += lead_ins(chosen + steps + related, a, library)
+    extra += lead_ins(chosen + extra + related, a, library)  # the rest of a section announces too
     have = {s.key for s in chosen}
     for s in extra:
         if s.key not in have:
@@ -186,10 +187,12 @@ Entry = tuple[Unit, Chunk, int, bool, str]  # unit, chunk, rank, is a condition,
 
 
 def _announced_by(prev: Entry, entry: Entry, follower: bool = False) -> bool:
-    """Is ``entry`` a list item or code that ``prev`` announces (it ends with a colon), or that
-    goes on a list or block ``prev`` belongs to (``follower``): the next span of the same passage?"""
+    """Is ``entry`` a list item, a table row or code (a block, or a statement that is one code
+    span) that ``prev`` announces (it ends with a colon), or that goes on a list, table or block
+    ``prev`` belongs to (``follower``): the next span of the same passage?"""
     (pu, pc, prank, _c, pflag), (u, c, rank, _c2, _f) = prev, entry
-    return (u.kind in ("list_item", "code") and rank == prank and c.path == pc.path
+    shown_under = u.kind in ("list_item", "code", "table_row") or code_span_only(u.text)
+    return (shown_under and rank == prank and c.path == pc.path
             and u.char_start >= pu.char_end and not pflag
             and (announces(pu.text) or (follower and pu.kind == u.kind)))
 
@@ -270,17 +273,26 @@ def _fold_repeats(claims: list[Claim]) -> list[Claim]:
     words and numbers, "Set the speed for CANBus at 1M (which must be ...)" and "... 1M (must be
     ...)") is not shown twice: the first one cites both (``Claim.also``). A table row folds only into
     a row under the same header, a marked claim (safety, condition, flagged, code) only into one
-    marked alike."""
+    marked alike. Nor is a claim whose whole text (runs of whitespace aside) an earlier claim of
+    another passage already shows, marked alike but for code: the same option's description
+    repeated for another driver, cut a line later ("#   when the stepper is not moving. ..."), or
+    the command ``ls /dev/serial/by-id/*`` a sentence before it gives ("run `ls /dev/serial/by-id/*`")."""
     out: list[Claim] = []
     first: dict[tuple, int] = {}
+    shown: list[str] = []  # out's texts, whitespace folded
     for cl in claims:
         words = frozenset(terms(cl.text))
         key = (words, numbers_in(cl.text), cl.header, cl.code, cl.safety, cl.is_condition, cl.flagged)
+        flat = " ".join(cl.text.split())
         at = first.get(key) if words else None
+        if at is None and words:
+            at = next((i for i, o in enumerate(out) if flat in shown[i]
+                       and (o.header, o.safety, o.is_condition, o.flagged) == key[2:3] + key[4:]), None)
         if at is not None and cl.citation not in out[at].cites:
             out[at] = replace(out[at], also=(*out[at].also, cl.citation))
             continue
-        if at is None and words:
+        if words and key not in first:
             first[key] = len(out)
         out.append(cl)
+        shown.append(flat)
     return out

@@ -49,7 +49,9 @@
   follow the one naming the code on the same line ("ERR_X: meaning. Remedy.").
 - A claim that announces what follows ("…issue the following command:", or a list's lead-in closed
   by a semicolon: "there are a few things that can be done;") brings it: the short
-  code block after it (engine.lang.units.code_after), or else the list that follows it, in its
+  code block after it (engine.lang.units.code_after), a command set as a paragraph of its own
+  (one code span: "`BED_MESH_PROFILE REMOVE=default`"), a short table's rows ("PWM0 can be routed
+  to gpio12 and gpio18:" over a table of pins), or else the list that follows it, in its
   chunk or, where the chunker cut right after the claim, at the head of the next one.
 - Safety statements (warning, danger, caution and their equivalents, or any statement inside
   the manual's own warning markup: engine.lang.units reads Docusaurus, GitHub, MkDocs and reST
@@ -61,10 +63,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from itertools import takewhile
 
 from engine.answer.scoring import Assessment, ScoredUnit, _unscored
 from engine.lang.codes import exact_codes
 from engine.lang.cues import announces, injection_reason, is_safety, refers_forward
+from engine.lang.markup import code_span_only
 from engine.lang.units import SAFETY_ADMONITIONS, code_after
 
 __all__ = ["MAX_STEPS", "SHORT_SECTION", "code_remedies", "is_procedural", "is_safety", "lead_ins",
@@ -241,10 +245,12 @@ def code_remedies(question: str, chosen: list[ScoredUnit], a: Assessment) -> lis
 
 def lead_ins(chosen: list[ScoredUnit], a: Assessment, library=None) -> list[ScoredUnit]:
     """For each chosen unit ending with a colon, what it announces: the code block right after it
-    in its chunk, or else the list items that follow it there (``MAX_STEPS`` at most); for one
-    ending with a semicolon ("there are a few things that can be done;"), the list items. When the
-    unit ends its chunk, the chunker may have cut between the two: then the code block or the
-    list items that open the next chunk of the same section (``library.neighbours``)."""
+    in its chunk, or the statement after it when that is one code span (a command set as its own
+    paragraph), or the table that follows it (``MAX_STEPS`` rows at most, all of it), or else the
+    list items that follow it there (``MAX_STEPS`` at most); for one ending with a semicolon
+    ("there are a few things that can be done;"), the list items. When the unit ends its chunk,
+    the chunker may have cut between the two: then what opens the next chunk of the same section
+    (``library.neighbours``), at the unit's rank."""
     by_chunk = _units_by_chunk(a)
     out: list[ScoredUnit] = []
     for s in chosen:
@@ -257,12 +263,21 @@ def lead_ins(chosen: list[ScoredUnit], a: Assessment, library=None) -> list[Scor
             nxt = library.neighbours(s.chunk.id)[1]
             if nxt is not None and nxt.path == s.chunk.path and nxt.section_id == s.chunk.section_id:
                 code = code_after(nxt, s.unit) if colon else None
-                if code is None:
-                    later = [o for o in by_chunk.get(nxt.id) or _unscored(nxt, s.rank)
+                if code is None:  # (at the claim's rank: they read right after it, not with their own chunk)
+                    later = [replace(o, rank=s.rank) for o in by_chunk.get(nxt.id) or _unscored(nxt, s.rank)
                              if o.unit.char_start >= s.unit.char_end]
         if code is not None:
             chunk = s.chunk if code.chunk_id == s.chunk.id else nxt
             out.append(ScoredUnit(code, chunk, s.rank, 0.0, 0.0, 0, s.score, False, injection_reason(code.text)))
+            continue
+        if colon and later and later[0].unit.kind == "sentence" and code_span_only(later[0].unit.text):
+            if not later[0].flagged:  # a command written as a paragraph of its own: `BED_MESH_PROFILE REMOVE=default`
+                out.append(later[0])
+            continue
+        if colon and later and later[0].unit.kind == "table_row":  # "… can be routed to these pins:" then a table
+            rows = list(takewhile(lambda o: o.unit.kind == "table_row", later))
+            if len(rows) <= MAX_STEPS and not _rows_run_on(rows, s, library):
+                out += [o for o in rows if not o.flagged]
             continue
         items = []
         for o in later:
@@ -271,6 +286,20 @@ def lead_ins(chosen: list[ScoredUnit], a: Assessment, library=None) -> list[Scor
             items.append(o)
         out += [o for o in items[:MAX_STEPS] if not o.flagged]
     return out
+
+
+def _rows_run_on(rows: list[ScoredUnit], lead: ScoredUnit, library) -> bool:
+    """Does the table of ``rows`` go on in the next chunk of the section (so that they are not all
+    of it)? Its first statement after the last of them is a row too."""
+    chunk = rows[-1].chunk
+    if library is None or any(o.chunk.id == chunk.id and o.unit.order > rows[-1].unit.order
+                              for o in _unscored(chunk, lead.rank)):
+        return False
+    nxt = library.neighbours(chunk.id)[1]
+    if nxt is None or nxt.path != chunk.path or nxt.section_id != chunk.section_id:
+        return False
+    after = [o for o in _unscored(nxt, lead.rank) if o.unit.char_start >= rows[-1].unit.char_end]
+    return bool(after) and after[0].unit.kind == "table_row"
 
 
 def _units_by_chunk(a: Assessment) -> dict[str, list[ScoredUnit]]:

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["HEADING_ATTRS", "LIQUID_END_TAG", "LIQUID_TAG", "heading_line_text", "hidden_inline_tag", "module_end",
-           "module_lines", "opens_with_tag", "read_shortcodes", "visible_lines", "without_hidden_tags"]
+__all__ = ["HEADING_ATTRS", "LIQUID_END_TAG", "LIQUID_TAG", "code_span_only", "heading_line_text", "hidden_inline_tag",
+           "module_end", "module_lines", "opens_with_tag", "read_shortcodes", "visible_lines", "without_hidden_tags"]
 
 # a shortcode (a name with a letter, or +1 / -1) standing apart (not "10:30:00", "a:b:c", "std::vector::",
 # a reST role ":ref:`x`"), and an icon's with the space before it
@@ -188,6 +188,12 @@ def read_shortcodes(text: str) -> str:
     import emoji  # its table of names loads with the first shortcode (~30 ms), not when the app starts
 
     return _SHORTCODE.sub(lambda m: emoji.emojize(m.group(0), language="alias"), text)
+
+
+def code_span_only(text: str) -> bool:
+    """Is ``text`` one inline code span and nothing else ("`BED_MESH_PROFILE REMOVE=default`"):
+    a command a manual sets as a paragraph of its own, where others fence it."""
+    return _CODE_SPAN.fullmatch(text.strip()) is not None
 
 
 def heading_line_text(line: str) -> str:
