@@ -190,6 +190,25 @@ def test_claims_that_announce_what_follows_are_counted_open_when_nothing_follows
     assert lead_ins(last) == (1, 1)
     assert lead_ins(Answer("q", (Claim("No colon here.", 1, 0, 14),), (cit(1, "a.md"),))) == (0, 0)
 
+    class Texts:  # the document text, where the library has it
+        def __init__(self, text):
+            self.text = text
+
+        def document_text(self, path):
+            return self.text
+
+    doc = ("Remove it as follows:\n\n`X REMOVE=1`\n\nAny other one the same way.\n\nWire it so:\n\n| Pin | Name |\n"
+           "|:--:|---|\n| 1 | VCC |\n\nRun:\n```bash\nmake\n```\n")
+    at = doc.index
+    skipped = Answer("q", (Claim("Remove it as follows:", 1, 0, 21),
+                           Claim("Any other one the same way.", 1, at("Any"), at("Any") + 27)), (cit(1, "a.md"),))
+    assert lead_ins(skipped) == (1, 0) and lead_ins(skipped, Texts(doc)) == (1, 1)  # the command between is missed
+    table = Answer("q", (Claim("Wire it so:", 1, at("Wire"), at("Wire") + 11),
+                         Claim("| 1 | VCC |", 1, at("| 1"), at("| 1") + 11, header="| Pin | Name |"),
+                         Claim("Run:", 1, at("Run"), at("Run") + 4),
+                         Claim("make", 1, at("make"), at("make") + 4, code=True)), (cit(1, "a.md"),))
+    assert lead_ins(table, Texts(doc)) == (2, 0)  # a header row, a rule, a fence: nothing missed
+
 
 def test_claims_per_answer_and_their_share_on_gold_count_answered_answerable_questions_only():
     from engine.eval.answers import AnswerOutcome, summarise

@@ -15,7 +15,7 @@ object to the evaluation JSON through :class:`AnswerEval`, an
       "claims_per_answer": x,       # claims shown per answered answerable question
       "gold_claim_share": x,        # of those claims, the share citing a gold passage
       "lead_ins": n,                # claims ending with a colon ("…issue the following command:")
-      "lead_ins_open": n,           # of those, followed by nothing from their passage after them
+      "lead_ins_open": n,           # of those, not followed by what they announce (lead_in_counts)
       "brier": x,                   # Brier score of the answerability probability against
                                     # "answerable" (null when the hand rule decided)
       "threshold": x,               # the hand rule's threshold (used when no model is fitted)
@@ -29,6 +29,7 @@ Rates over an empty group are ``null``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -51,7 +52,7 @@ class AnswerOutcome:
     first_hit: bool = False  # the first claim cites a gold passage
     probability: float | None = None  # Answer.answerability
     lead_ins: int = 0  # claims ending with a colon
-    lead_ins_open: int = 0  # of those, not followed by a claim from their passage, after them
+    lead_ins_open: int = 0  # of those, not followed by what they announce (lead_in_counts)
     claims: int = 0  # claims shown
     gold_claims: int = 0  # of those, citing a gold passage
 
@@ -103,7 +104,7 @@ class AnswerEval:
             return any(n in by_n and by_n[n].chunk_id in gold for n in cl.cites)
 
         first_hit = first is not None and on(first)
-        leads, open_ = lead_in_counts(answer)
+        leads, open_ = lead_in_counts(answer, self.library)
         on_gold = sum(1 for cl in answer.claims if on(cl))
         return AnswerOutcome(question.family, bool(question.targets), answer.abstained, cited,
                              claims_outside_span(answer, self.library), first_hit, answer.answerability,
@@ -114,10 +115,15 @@ class AnswerEval:
         return "answers", summarise(self.outcomes, abstain_threshold(cfg))
 
 
-def lead_in_counts(answer: Answer) -> tuple[int, int]:
+def lead_in_counts(answer: Answer, library=None) -> tuple[int, int]:
     """(claims ending with a colon, those the next claim does not continue): a claim that
-    announces a command or a list and shows nothing after it leaves the technician without it."""
+    announces a command or a list and shows nothing after it leaves the technician without it.
+    The next claim continues it when it comes after it in the same document and, where the
+    document's text is at hand (``library``), nothing the reader would miss lies between them:
+    no words but a fence's, a table's header row or its rule ("The profile is removed as follows:"
+    then "Any other profile ..." skips the command between them)."""
     by_n = {c.n: c for c in answer.citations}
+    texts: dict[str, str] = {}
     leads = open_ = 0
     for i, cl in enumerate(answer.claims):
         if cl.flagged or cl.code or not announces(cl.text):
@@ -126,8 +132,28 @@ def lead_in_counts(answer: Answer) -> tuple[int, int]:
         nxt = answer.claims[i + 1] if i + 1 < len(answer.claims) else None
         same = (nxt is not None and nxt.citation in by_n and cl.citation in by_n
                 and by_n[nxt.citation].path == by_n[cl.citation].path and nxt.char_start >= cl.char_end)
+        if same and library is not None:
+            path = by_n[cl.citation].path
+            if path not in texts:
+                texts[path] = library.document_text(path)
+            same = _nothing_between(texts[path][cl.char_end:nxt.char_start], nxt.header)
         open_ += not same
     return leads, open_
+
+
+_FENCE_OR_RULE = re.compile(r"[ \t>]*(?:(?:```|~~~).*|[|:\- \t]*)")  # (the info string of a fence: ```bash)
+
+
+def _nothing_between(gap: str, header: str) -> bool:
+    """Does ``gap`` (the text between two claims) hold no words but markup: fences, a table's rule,
+    the header row ``header`` of the table the next claim is a row of, list and quote marks?"""
+    rows = " ".join(header.split())
+    for line in gap.splitlines():
+        if _FENCE_OR_RULE.fullmatch(line) or (rows and " ".join(line.split()) == rows):
+            continue
+        if re.search(r"\w", re.sub(r"^\s*(?:[-*+>]|\d{1,3}[.)])\s*", "", line)):
+            return False
+    return True
 
 
 def _rate(num: int, den: int) -> float | None:

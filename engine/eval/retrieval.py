@@ -303,7 +303,7 @@ def format_answers(a: dict[str, Any]) -> str:
     lines.append(f"claims outside their span: {a.get('claims_outside_span', 0)}")
     if a.get("lead_ins"):
         lines.append(f"claims announcing a command or list (ending with ':'): {a['lead_ins']}, "
-                     f"{a.get('lead_ins_open', 0)} with nothing after them")
+                     f"{a.get('lead_ins_open', 0)} not followed by what they announce")
     return "\n".join(lines)
 
 
