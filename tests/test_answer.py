@@ -382,6 +382,23 @@ def test_a_claim_an_earlier_claim_of_another_passage_already_shows_folds_into_it
         ("Run `ls /dev", (1, 4)), ("#hold_curren", (2, 3)), ("hold_current", (2,)), ("hold_current", (5,))]
 
 
+def test_a_statement_two_overlapping_passages_hold_is_cited_by_the_better_ranked_one():
+    from engine.answer.compose import _one_per_span
+
+    doc = ("# Probe\n\n## Tap calibration\n\nThe tap tool sets the threshold. Follow these steps to calibrate it:\n\n"
+           "1. Clean the nozzle.\n2. Run the tool.\n")
+    lib = FakeLibrary({"probe.md": (meta("probe"), doc)})
+    text = lib.chunks_of("probe.md")[0].text
+    lead = "Follow these steps to calibrate it:"
+    first, second = _split_chunk(lib, "probe.md", text.index(lead) + len(lead), text.index(lead))  # both hold it
+    [u1] = [u for u in split_units(first) if u.text == lead]
+    [u2] = [u for u in split_units(second) if u.text == lead]
+    entries = {(first.id, u1.order): (u1, first, 8, False, ""), (second.id, u2.order): (u2, second, 1, True, "")}
+    [(key, (unit, chunk, rank, condition, flagged))] = list(_one_per_span(entries).items())
+    assert (key, chunk.id, rank, condition) == ((first.id, u1.order), second.id, 1, False)  # marked as first met
+    assert unit is u2
+
+
 def test_injection_is_flagged_and_not_followed():
     lib = library()
     a = ask(lib, "What is the impeller nut torque?", k=3)

@@ -199,16 +199,21 @@ def _announced_by(prev: Entry, entry: Entry, follower: bool = False) -> bool:
 
 def _one_per_span(entries: dict[tuple[str, int], Entry]) -> dict[tuple[str, int], Entry]:
     """One claim per span of one document version: chunks of a section overlap
-    (chunking.section_overlap_tokens), so two context passages can hold the same statement; the
-    first one kept (the chosen claims come first) cites it."""
+    (chunking.section_overlap_tokens), so two context passages can hold the same statement. The
+    first one met (the chosen claims come first) says how it is marked; the best-ranked passage
+    holding it cites it, so that it reads with that passage's statements ("Follow these steps to
+    calibrate `tap_threshold`:" chosen in the section's first chunk, ranked eighth, reads before
+    its steps, brought from the chunk ranked first that holds it too)."""
+    first: dict[tuple[str, str, str, int, int], tuple[str, int]] = {}
     out: dict[tuple[str, int], Entry] = {}
-    spans: set[tuple[str, str, str, int, int]] = set()
     for key, e in entries.items():
         u, c = e[0], e[1]
         where = (c.doc_id, c.version, c.path, u.char_start, u.char_end)
-        if where not in spans:
-            spans.add(where)
+        if where not in first:
+            first[where] = key
             out[key] = e
+        elif e[2] < out[first[where]][2]:  # held by a better-ranked passage: cited there, marked as first met
+            out[first[where]] = (u, c, e[2], *out[first[where]][3:])
     return out
 
 
