@@ -198,7 +198,7 @@ def test_claims_that_announce_what_follows_are_counted_open_when_nothing_follows
             return self.text
 
     doc = ("Remove it as follows:\n\n`X REMOVE=1`\n\nAny other one the same way.\n\nWire it so:\n\n| Pin | Name |\n"
-           "|:--:|---|\n| 1 | VCC |\n\nRun:\n```bash\nmake\n```\n")
+           "|:--:|---|\n| 1 | VCC |\n\nRun:\n```bash\nmake\n```\n\nThen:\n\n.. code-block:: bash\n\n    make flash\n")
     at = doc.index
     skipped = Answer("q", (Claim("Remove it as follows:", 1, 0, 21),
                            Claim("Any other one the same way.", 1, at("Any"), at("Any") + 27)), (cit(1, "a.md"),))
@@ -206,8 +206,10 @@ def test_claims_that_announce_what_follows_are_counted_open_when_nothing_follows
     table = Answer("q", (Claim("Wire it so:", 1, at("Wire"), at("Wire") + 11),
                          Claim("| 1 | VCC |", 1, at("| 1"), at("| 1") + 11, header="| Pin | Name |"),
                          Claim("Run:", 1, at("Run"), at("Run") + 4),
-                         Claim("make", 1, at("make"), at("make") + 4, code=True)), (cit(1, "a.md"),))
-    assert lead_ins(table, Texts(doc)) == (2, 0)  # a header row, a rule, a fence: nothing missed
+                         Claim("make", 1, at("make"), at("make") + 4, code=True),
+                         Claim("Then:", 1, at("Then"), at("Then") + 5),
+                         Claim("make flash", 1, at("make flash"), at("make flash") + 10, code=True)), (cit(1, "a.md"),))
+    assert lead_ins(table, Texts(doc)) == (3, 0)  # a header row, a rule, a fence, a directive: nothing missed
 
 
 def test_claims_per_answer_and_their_share_on_gold_count_answered_answerable_questions_only():

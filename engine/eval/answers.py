@@ -120,8 +120,8 @@ def lead_in_counts(answer: Answer, library=None) -> tuple[int, int]:
     announces a command or a list and shows nothing after it leaves the technician without it.
     The next claim continues it when it comes after it in the same document and, where the
     document's text is at hand (``library``), nothing the reader would miss lies between them:
-    no words but a fence's, a table's header row or its rule ("The profile is removed as follows:"
-    then "Any other profile ..." skips the command between them)."""
+    no words but a fence's or a code directive's, a table's header row or its rule ("The profile
+    is removed as follows:" then "Any other profile ..." skips the command between them)."""
     by_n = {c.n: c for c in answer.citations}
     texts: dict[str, str] = {}
     leads = open_ = 0
@@ -141,7 +141,8 @@ def lead_in_counts(answer: Answer, library=None) -> tuple[int, int]:
     return leads, open_
 
 
-_FENCE_OR_RULE = re.compile(r"[ \t>]*(?:(?:```|~~~).*|[|:\- \t]*)")  # (the info string of a fence: ```bash)
+# a fence (with its info string: ```bash), a reST code directive (.. code-block:: bash), a table's rule
+_FENCE_OR_RULE = re.compile(r"[ \t>]*(?:(?:```|~~~).*|\.\.[ \t]+[\w:-]+::.*|[|:\- \t]*)")
 
 
 def _nothing_between(gap: str, header: str) -> bool:
