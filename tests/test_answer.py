@@ -399,6 +399,29 @@ def test_a_statement_two_overlapping_passages_hold_is_cited_by_the_better_ranked
     assert unit is u2
 
 
+def test_a_section_read_whole_reads_in_document_order_across_chunks_in_and_out_of_the_context():
+    doc = ("# Tool\n\n## Installing the tool\n\nHow to install the tool: run the installer first:\n\n```\n./install.sh\n"
+           "```\n\nWait for the prompt.\n\nThen verify the installed tool version:\n\n```\ntool --version\n```\n")
+    lib = FakeLibrary({"tool.md": (meta("tool"), doc)})
+    [whole] = lib.chunks_of("tool.md")
+    t = whole.text
+    cut1, cut2 = t.index("```\n./install"), t.index("Then verify")  # three chunks; the middle one ranks last
+
+    def piece(n: int, a: int, b: int) -> Chunk:
+        return replace(whole, id=f"{whole.id}-{n}", char_start=whole.char_start + a, char_end=whole.char_start + b,
+                       text=t[a:b], ordinal=n)
+
+    lib._chunks["tool.md"] = [piece(0, 0, cut1), piece(1, cut1, cut2), piece(2, cut2, len(t))]
+    lib._by_id = {c.id: c for c in lib._chunks["tool.md"]}
+    question = "How do I install the tool and verify the version?"
+    assert [h.chunk.ordinal for h in lib.search(question).hits] == [0, 2, 1]
+    a = ask(lib, question, k=2)  # the middle chunk is no context passage: the procedure brings it
+    assert [c.text for c in a.claims] == ["How to install the tool: run the installer first:", "./install.sh",
+                                          "Wait for the prompt.", "Then verify the installed tool version:",
+                                          "tool --version"]
+    assert_verbatim(lib, a)
+
+
 def test_injection_is_flagged_and_not_followed():
     lib = library()
     a = ask(lib, "What is the impeller nut torque?", k=3)

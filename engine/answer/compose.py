@@ -223,7 +223,8 @@ def _claims(result: SearchResult, chosen: list[ScoredUnit], related: list[Scored
 
     Passages come by their best chosen claim (the most direct answer first), then by rank; a
     related passage (next section, other version) shares its anchor's rank and follows it;
-    inside a passage, safety statements first, then document order. Versions shown inside a
+    inside a passage, safety statements first, then document order (by position in the document:
+    a section read whole spans chunks, some in the context and some not). Versions shown inside a
     warning only are cited after. (Leading with the first-ranked passage instead, 2026-12-03: on
     the klipper-manuals, WLED, ZMK and Meshtastic train splits this order's first claim misses a
     gold passage ranked first on 8 questions and finds one ranked lower on 8, a draw; WLED, run
@@ -241,9 +242,12 @@ def _claims(result: SearchResult, chosen: list[ScoredUnit], related: list[Scored
     best_at_rank: dict[int, float] = {}
     for s in chosen:
         best_at_rank[s.rank] = max(best_at_rank.get(s.rank, -np.inf), s.score)
+    # at one rank a document of the context comes before one brought (another version), and a
+    # document's statements read in its order, whichever of its overlapping chunks holds each
+    shown = {(e[2], e[1].path) for e in entries.values() if e[1].id in in_context}
     ordered = sorted(entries.values(), key=lambda e: (-best_at_rank.get(e[2], -np.inf), e[2],
-                                                      e[1].id not in in_context, e[1].path,
-                                                      e[1].ordinal, e[0].order))
+                                                      (e[2], e[1].path) not in shown, e[1].path,
+                                                      e[0].char_start, e[0].order))
     numbers: dict[str, int] = {}
     citations: list[Citation] = []
 
