@@ -295,8 +295,9 @@ def _fold_repeats(claims: list[Claim]) -> list[Claim]:
         flat = " ".join(cl.text.split())
         at = first.get(key) if words else None
         if at is None and words:
+            marks = (cl.header, cl.safety, cl.is_condition, cl.flagged)  # all but code
             at = next((i for i, o in enumerate(out) if flat in shown[i]
-                       and (o.header, o.safety, o.is_condition, o.flagged) == key[2:3] + key[4:]), None)
+                       and (o.header, o.safety, o.is_condition, o.flagged) == marks), None)
         if at is not None and cl.citation not in out[at].cites:
             out[at] = replace(out[at], also=(*out[at].also, cl.citation))
             continue
