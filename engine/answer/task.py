@@ -276,7 +276,7 @@ def lead_ins(chosen: list[ScoredUnit], a: Assessment, library=None) -> list[Scor
             continue
         if colon and later and later[0].unit.kind == "table_row":  # "… can be routed to these pins:" then a table
             rows = list(takewhile(lambda o: o.unit.kind == "table_row", later))
-            if len(rows) <= MAX_STEPS and not _rows_run_on(rows, s, library):
+            if len(rows) <= MAX_STEPS and not (len(rows) == len(later) and _rows_run_on(rows, s, library)):
                 out += [o for o in rows if not o.flagged]
             continue
         items = []
@@ -289,11 +289,10 @@ def lead_ins(chosen: list[ScoredUnit], a: Assessment, library=None) -> list[Scor
 
 
 def _rows_run_on(rows: list[ScoredUnit], lead: ScoredUnit, library) -> bool:
-    """Does the table of ``rows`` go on in the next chunk of the section (so that they are not all
-    of it)? Its first statement after the last of them is a row too."""
+    """Does the table of ``rows``, which ends their chunk, go on in the next chunk of the section
+    (so that they are not all of it)? Its first statement after the last of them is a row too."""
     chunk = rows[-1].chunk
-    if library is None or any(o.chunk.id == chunk.id and o.unit.order > rows[-1].unit.order
-                              for o in _unscored(chunk, lead.rank)):
+    if library is None:
         return False
     nxt = library.neighbours(chunk.id)[1]
     if nxt is None or nxt.path != chunk.path or nxt.section_id != chunk.section_id:

@@ -143,6 +143,7 @@ def lead_in_counts(answer: Answer, library=None) -> tuple[int, int]:
 
 # a fence (with its info string: ```bash), a reST code directive (.. code-block:: bash), a table's rule
 _FENCE_OR_RULE = re.compile(r"[ \t>]*(?:(?:```|~~~).*|\.\.[ \t]+[\w:-]+::.*|[|:\- \t]*)")
+_ITEM_MARK = re.compile(r"^\s*(?:[-*+>]|\d{1,3}[.)])\s*")  # a list item's or a quote's mark, opening a line
 
 
 def _nothing_between(gap: str, header: str) -> bool:
@@ -152,7 +153,7 @@ def _nothing_between(gap: str, header: str) -> bool:
     for line in gap.splitlines():
         if _FENCE_OR_RULE.fullmatch(line) or (rows and " ".join(line.split()) == rows):
             continue
-        if re.search(r"\w", re.sub(r"^\s*(?:[-*+>]|\d{1,3}[.)])\s*", "", line)):
+        if re.search(r"\w", _ITEM_MARK.sub("", line, count=1)):
             return False
     return True
 

@@ -24,11 +24,12 @@ from typing import NamedTuple
 __all__ = ["ADMONITION_KINDS", "SAFETY_ADMONITIONS", "TAB_MARKER", "Tab", "closes_fence", "dedent_bodies",
            "fenced_admonition", "tab_label", "tab_labels"]
 
+_EOL = r"[ \t\r]*$"  # a line's end: trailing blanks, and the CR of a file with Windows line ends
 # a content tab's opening line: its label quoted (pymdownx.tabbed; "===+" opens selected, "===!" a new set)
-TAB_MARKER = re.compile(r'[ \t]*===[+!]?[ \t]+"([^"\n]*)"[ \t\r]*$')
+TAB_MARKER = re.compile(r'[ \t]*===[+!]?[ \t]+"([^"\n]*)"' + _EOL)
 # an admonition's opening line: its kind, further classes, a quoted title ("" for none)
 _ADMONITION_MARKER = re.compile(r'[ \t]*(?:!!!|\?\?\?\+?)[ \t]+[A-Za-z][\w-]*(?:[ \t]+[A-Za-z][\w-]*)*'
-                                r'(?:[ \t]+"[^"\n]*")?[ \t\r]*$')
+                                r'(?:[ \t]+"[^"\n]*")?' + _EOL)
 _FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})")
 # the kinds of the admonition markups that warn (note, tip, info, important do not)
 SAFETY_ADMONITIONS = frozenset({"danger", "warning", "caution", "attention", "error"})
@@ -37,15 +38,15 @@ SAFETY_ADMONITIONS = frozenset({"danger", "warning", "caution", "attention", "er
 ADMONITION_KINDS = SAFETY_ADMONITIONS | {"hint", "important", "note", "tip", "seealso", "info"}
 # a fence naming an admonition: MyST's directive (```{warning}, ```{note} Title) or a bare kind (```warning,
 # as the TurtleBot 4 manual's theme draws a callout); its lines are Markdown text, up to the closing fence
-_ADMONITION_FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})[ \t]*(?:\{([A-Za-z]+)\}(?:[ \t].*)?\r?|([A-Za-z]+)[ \t\r]*)$")
+_ADMONITION_FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})[ \t]*(?:\{([A-Za-z]+)\}(?:[ \t].*)?|([A-Za-z]+))" + _EOL)
 # a Liquid tab (jekyll-tabs: {% tab install humble %}, the group then the label; GitBook: {% tab title="Humble" %})
 # and its end, each a line of its own
 _LIQUID_TAB = re.compile(r"""[ \t]*\{%-?[ \t]*tab[ \t]+"""
-                         r"""(?:title=(["'])(.*?)\1|(?:[^\s%]+[ \t]+)?([^\s%-][^%\n]*?))[ \t]*-?%\}[ \t\r]*$""")
-_LIQUID_END_TAB = re.compile(r"[ \t]*\{%-?[ \t]*endtab[ \t]*-?%\}[ \t\r]*$")
+                         r"""(?:title=(["'])(.*?)\1|(?:[^\s%]+[ \t]+)?([^\s%-][^%\n]*?))[ \t]*-?%\}""" + _EOL)
+_LIQUID_END_TAB = re.compile(r"[ \t]*\{%-?[ \t]*endtab[ \t]*-?%\}" + _EOL)
 # Docusaurus' tab (MDX), a line of its own: its label, else its value ("win", "home_row_mods")
-_TAB_ITEM = re.compile(r"[ \t]*<TabItem\b([^<>]*)>[ \t\r]*$")
-_TAB_ITEM_END = re.compile(r"[ \t]*</TabItem>[ \t\r]*$")
+_TAB_ITEM = re.compile(r"[ \t]*<TabItem\b([^<>]*)>" + _EOL)
+_TAB_ITEM_END = re.compile(r"[ \t]*</TabItem>" + _EOL)
 _ATTRIBUTE = re.compile(r"""\b(label|value)=(?:"([^"]*)"|'([^']*)')""")
 # a label its <Tabs values={[...]}> gives a value: {label: "Windows", value: "win"}, either order
 _TAB_VALUE = re.compile(r"""\{\s*(label|value)\s*:\s*(["'])([^"'\n]*)\2\s*,"""
